@@ -1,0 +1,128 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run Python code in a child process of a chosen interpreter, with a timeout.
+
+GPU work (torch, CUDA, NVRTC) never runs inside the module's own process: a hang, a
+segfault or a CUDA error that poisons the context is reported as a result of the child,
+never inherited. The child prints one line `RESULT_MARKER <json>`; everything else it
+prints is kept as a tail for error messages.
+
+No Ansible import: the module shells call run_child(); unit tests call the pure
+parse_child_output() and run_child() with the test's own interpreter.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+RESULT_MARKER = "@@BLACKWELL_RESULT@@"
+_TAIL = 2000
+
+
+def tail(text, limit=_TAIL):
+    """The last `limit` characters of text (str or bytes), stripped."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    text = (text or "").strip()
+    return text[-limit:]
+
+
+def parse_child_output(stdout, stderr, returncode, timed_out, seconds, timeout=None):
+    """Turn what a child did into a result dict.
+
+    status: ok (exit 0 and a result line), failed (exit != 0 or no result line),
+    timeout (killed after `timeout` s), crashed (killed by a signal: segfault, abort).
+    """
+    if isinstance(stdout, bytes):
+        stdout = stdout.decode("utf-8", "replace")
+    payload, other = None, []
+    for line in (stdout or "").splitlines():
+        if line.startswith(RESULT_MARKER):
+            try:
+                payload = json.loads(line[len(RESULT_MARKER):])
+            except ValueError as err:
+                other.append("unparsable result line: %s" % err)
+        else:
+            other.append(line)
+    result = {
+        "status": "ok", "returncode": returncode, "seconds": round(seconds, 3), "result": payload,
+        "stdout_tail": tail("\n".join(other)), "stderr_tail": tail(stderr), "error": None,
+    }
+    if timed_out:
+        result["status"] = "timeout"
+        result["error"] = "timed out after %s s" % timeout
+    elif returncode is not None and returncode < 0:
+        result["status"] = "crashed"
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "signal %d" % -returncode
+        result["error"] = "killed by %s" % name
+    elif returncode != 0:
+        result["status"] = "failed"
+        result["error"] = last_error_line(result["stderr_tail"]) or "exit status %s" % returncode
+    elif payload is None:
+        result["status"] = "failed"
+        result["error"] = "the child printed no result line"
+    return result
+
+
+def last_error_line(text):
+    """The most telling line of a traceback: its last non-empty line."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[-1] if lines else None
+
+
+def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
+    """Run `source` with interpreter `python` (argv[1:] = args) and return parse_child_output().
+
+    `env` entries are added to (None values removed from) the current environment. The
+    child runs in its own process group so a timeout kills anything it started.
+    """
+    child_env = dict(os.environ)
+    for key, value in (env or {}).items():
+        if value is None:
+            child_env.pop(key, None)
+        else:
+            child_env[key] = str(value)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=child_env, cwd=cwd, start_new_session=True)
+    timed_out = False
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        stdout, stderr = proc.communicate()
+    return parse_child_output(stdout, stderr, proc.returncode, timed_out,
+                              time.monotonic() - start, timeout)
+
+
+def emit_result_source():
+    """Python source for the child side: defines emit(obj), which prints the result line."""
+    return (
+        "import json as _json, sys as _sys\n"
+        "def emit(obj):\n"
+        "    _sys.stdout.write(%r + _json.dumps(obj, default=str) + '\\n')\n"
+        "    _sys.stdout.flush()\n" % RESULT_MARKER
+    )
+
+
+def check_interpreter(python):
+    """Return None when `python` is an executable file, else an error message."""
+    if not python:
+        return "no Python interpreter given"
+    if not os.path.exists(python):
+        return "Python interpreter %s does not exist" % python
+    if not os.path.isfile(python) or not os.access(python, os.X_OK):
+        return "Python interpreter %s is not an executable file" % python
+    return None

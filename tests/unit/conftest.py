@@ -1,0 +1,82 @@
+"""Make this checkout importable as ansible_collections.blackwell.pytorch for the unit tests."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_TREE = os.path.join(ROOT, ".build", "unit", "ansible_collections", "blackwell")
+if not os.path.islink(os.path.join(_TREE, "pytorch")):
+    os.makedirs(_TREE, exist_ok=True)
+    os.symlink(ROOT, os.path.join(_TREE, "pytorch"))
+sys.path.insert(0, os.path.join(ROOT, ".build", "unit"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # helpers such as fake_pynvml
+
+
+class ModuleExit(Exception):
+    """exit_json was called; .result holds its payload."""
+
+    def __init__(self, result):
+        super().__init__(result)
+        self.result = result
+
+
+class ModuleFail(Exception):
+    """fail_json was called; .result holds its payload."""
+
+    def __init__(self, result):
+        super().__init__(result.get("msg"))
+        self.result = result
+
+
+@contextlib.contextmanager
+def module_args(args):
+    """Feed `args` to AnsibleModule the way the executor does (ansible-core 2.17 to 2.21)."""
+    from ansible.module_utils import basic
+    from ansible.module_utils.common.text.converters import to_bytes
+    saved = {name: getattr(basic, name) for name in ("_ANSIBLE_ARGS", "_ANSIBLE_PROFILE")
+             if hasattr(basic, name)}
+    basic._ANSIBLE_ARGS = to_bytes(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
+    if "_ANSIBLE_PROFILE" in saved:
+        basic._ANSIBLE_PROFILE = "legacy"
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(basic, name, value)
+
+
+@pytest.fixture
+def run_module(monkeypatch):
+    """run_module(module, args) -> ("exit" | "fail", payload)."""
+    from ansible.module_utils import basic
+
+    from ansible.module_utils.common import warnings as ansible_warnings
+
+    def exit_json(self, **kwargs):
+        kwargs.setdefault("warnings", list(ansible_warnings.get_warning_messages()))
+        raise ModuleExit(kwargs)
+
+    def fail_json(self, msg, **kwargs):
+        kwargs["msg"] = msg
+        raise ModuleFail(kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+
+    def run(module, args):
+        ansible_warnings._global_warnings.clear()  # warnings are process-global in ansible-core
+        with module_args(args):
+            try:
+                module.main()
+            except ModuleExit as done:
+                return "exit", done.result
+            except ModuleFail as failed:
+                return "fail", failed.result
+        raise AssertionError("module returned without exit_json or fail_json")
+
+    return run

@@ -1,0 +1,143 @@
+"""A stand-in for the pynvml module (nvidia-ml-py) fed real-looking values.
+
+Values follow what nvidia-smi / NVML report on those cards: RTX 5090 and RTX PRO 6000
+(GeForce / workstation Blackwell, no MIG), H100 SXM (Hopper, MIG-capable, ECC on), and a
+GPU with MIG enabled. The error classes mirror pynvml's NVMLError_* hierarchy.
+"""
+from __future__ import annotations
+
+import types
+
+NVML_CLOCK_SM = 1
+NVML_CLOCK_MEM = 2
+MIB = 1024 * 1024
+
+
+class NVMLError(Exception):
+    message = "Unknown Error"
+
+    def __str__(self):
+        return self.message
+
+
+class NVMLError_DriverNotLoaded(NVMLError):  # noqa: N801 (pynvml's names)
+    message = "Driver Not Loaded"
+
+
+class NVMLError_LibraryNotFound(NVMLError):  # noqa: N801
+    message = "NVML Shared Library Not Found"
+
+
+class NVMLError_NotSupported(NVMLError):  # noqa: N801
+    message = "Not Supported"
+
+
+NS = NVMLError_NotSupported  # marks a query the GPU does not support
+
+RTX_5090 = {
+    "name": "NVIDIA GeForce RTX 5090", "uuid": "GPU-3f1b2c4d-5e6f-7081-92a3-b4c5d6e7f809",
+    "pci_device_id": 0x2B8510DE, "bus_id": "00000000:01:00.0", "cc": (12, 0),
+    "memory": 32607 * MIB, "pcie": (1, 5, 16, 16), "persistence": 0, "ecc": NS, "mig": NS,
+    "power_mw": 575000, "sm_clock": 3090, "mem_clock": 14001, "bus_width": 512,
+}
+RTX_PRO_6000 = {
+    "name": "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+    "uuid": "GPU-8a7b6c5d-4e3f-2a1b-0c9d-8e7f6a5b4c3d",
+    "pci_device_id": 0x2BB110DE, "bus_id": "00000000:41:00.0", "cc": (12, 0),
+    "memory": 97887 * MIB, "pcie": (5, 5, 16, 16), "persistence": 1, "ecc": [0, 0], "mig": NS,
+    "power_mw": 600000, "sm_clock": 2617, "mem_clock": 14001, "bus_width": 512,
+}
+H100 = {
+    "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-0e2d4c6b-8a9f-1e3d-5c7b-9a1f3e5d7c9b",
+    "pci_device_id": 0x233010DE, "bus_id": "00000000:18:00.0", "cc": (9, 0),
+    "memory": 81559 * MIB, "pcie": (5, 5, 16, 16), "persistence": 1, "ecc": [1, 1], "mig": [0, 0],
+    "power_mw": 700000, "sm_clock": 1980, "mem_clock": 2619, "bus_width": 5120,
+}
+H100_MIG = dict(H100, uuid="GPU-7c5a3e1f-9d7b-5f3a-1e9c-7b5d3f1a9e7c", bus_id="00000000:2A:00.0",
+                mig=[1, 1])
+
+
+class FakeNVML(types.SimpleNamespace):
+    """Build with FakeNVML(gpus=[...], driver="580.159.04", cuda=13000, init_error=None)."""
+
+    def __init__(self, gpus=(), driver="580.159.04", cuda=13000, init_error=None):
+        super().__init__(
+            NVMLError=NVMLError, NVMLError_DriverNotLoaded=NVMLError_DriverNotLoaded,
+            NVMLError_LibraryNotFound=NVMLError_LibraryNotFound,
+            NVMLError_NotSupported=NVMLError_NotSupported,
+            NVML_CLOCK_SM=NVML_CLOCK_SM, NVML_CLOCK_MEM=NVML_CLOCK_MEM,
+        )
+        self._gpus, self._driver, self._cuda, self._init_error = list(gpus), driver, cuda, init_error
+        self.initialised = False
+        self.shutdown_calls = 0
+
+    @staticmethod
+    def _value(value):
+        if isinstance(value, type) and issubclass(value, NVMLError):
+            raise value()
+        return value
+
+    def nvmlInit(self):
+        if self._init_error:
+            raise self._init_error()
+        self.initialised = True
+
+    def nvmlShutdown(self):
+        self.shutdown_calls += 1
+
+    def nvmlSystemGetDriverVersion(self):
+        return self._driver
+
+    def nvmlSystemGetCudaDriverVersion_v2(self):
+        return self._cuda
+
+    def nvmlDeviceGetCount(self):
+        return len(self._gpus)
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        return self._gpus[index]
+
+    def nvmlDeviceGetName(self, h):
+        return h["name"]
+
+    def nvmlDeviceGetUUID(self, h):
+        return h["uuid"]
+
+    def nvmlDeviceGetPciInfo(self, h):
+        return types.SimpleNamespace(pciDeviceId=h["pci_device_id"], busId=h["bus_id"].encode())
+
+    def nvmlDeviceGetCudaComputeCapability(self, h):
+        return h["cc"]
+
+    def nvmlDeviceGetMemoryInfo(self, h):
+        return types.SimpleNamespace(total=h["memory"], free=h["memory"] - 512 * MIB, used=512 * MIB)
+
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, h):
+        return h["pcie"][0]
+
+    def nvmlDeviceGetMaxPcieLinkGeneration(self, h):
+        return h["pcie"][1]
+
+    def nvmlDeviceGetCurrPcieLinkWidth(self, h):
+        return h["pcie"][2]
+
+    def nvmlDeviceGetMaxPcieLinkWidth(self, h):
+        return h["pcie"][3]
+
+    def nvmlDeviceGetPersistenceMode(self, h):
+        return self._value(h["persistence"])
+
+    def nvmlDeviceGetEccMode(self, h):
+        return self._value(h["ecc"])
+
+    def nvmlDeviceGetMigMode(self, h):
+        return self._value(h["mig"])
+
+    def nvmlDeviceGetPowerManagementLimit(self, h):
+        return h["power_mw"]
+
+    def nvmlDeviceGetMaxClockInfo(self, h, clock):
+        return h["sm_clock"] if clock == NVML_CLOCK_SM else h["mem_clock"]
+
+    def nvmlDeviceGetMemoryBusWidth(self, h):
+        return h["bus_width"]
