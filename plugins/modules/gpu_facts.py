@@ -72,43 +72,43 @@ ansible_facts:
       type: list
       elements: dict
       contains:
-        index: {description: NVML index, or the bus-order index in sysfs mode; null for a GPU NVML does not list., type: int}
-        name: {description: Model name., type: str, sample: NVIDIA GeForce RTX 5090}
+        index: {description: "NVML index, or the bus-order index in sysfs mode; null for a GPU NVML does not list.", type: int}
+        name: {description: "Model name.", type: str, sample: NVIDIA GeForce RTX 5090}
         name_source: {description: "Where the name came from: V(nvml), V(pci_id_table) or V(unknown_pci_id).", type: str}
-        uuid: {description: GPU UUID (NVML only)., type: str, sample: GPU-5a6a5f7e-0000-0000-0000-000000000000}
-        pci_device_id: {description: Vendor and device id., type: str, sample: "10de:2b85"}
-        pci_bus_id: {description: PCI bus id, four-digit domain, lower case., type: str, sample: "0000:01:00.0"}
-        compute_capability: {description: Compute capability as major.minor., type: str, sample: "12.0"}
-        sm: {description: The SASS architecture name., type: str, sample: sm_120}
-        arch_family: {description: Turing, Ampere, Ada, Hopper, Blackwell, ... or unknown., type: str, sample: Blackwell}
-        memory_total_mib: {description: Total memory in MiB., type: int}
-        pcie_gen_current: {description: Current PCIe link generation., type: int}
-        pcie_gen_max: {description: Maximum PCIe link generation., type: int}
-        pcie_width_current: {description: Current PCIe link width (lanes)., type: int}
-        pcie_width_max: {description: Maximum PCIe link width (lanes)., type: int}
-        persistence_mode: {description: Persistence mode enabled., type: bool}
-        ecc_mode: {description: ECC enabled (null where unsupported)., type: bool}
-        mig_mode: {description: MIG enabled (null where unsupported)., type: bool}
-        power_limit_w: {description: Power management limit in watts., type: float}
-        max_sm_clock_mhz: {description: Maximum SM clock., type: int}
-        max_mem_clock_mhz: {description: Maximum memory clock., type: int}
-        memory_bus_width_bits: {description: Memory bus width., type: int}
-        driver_bound: {description: Kernel driver bound to the PCI function (null when none)., type: str}
-        nvml_visible: {description: Whether NVML listed this GPU., type: bool}
-        source: {description: V(nvml) or V(sysfs)., type: str}
+        uuid: {description: "GPU UUID (NVML only).", type: str, sample: GPU-5a6a5f7e-0000-0000-0000-000000000000}
+        pci_device_id: {description: "Vendor and device id.", type: str, sample: "10de:2b85"}
+        pci_bus_id: {description: "PCI bus id, four-digit domain, lower case.", type: str, sample: "0000:01:00.0"}
+        compute_capability: {description: "Compute capability as major.minor.", type: str, sample: "12.0"}
+        sm: {description: "The SASS architecture name.", type: str, sample: sm_120}
+        arch_family: {description: "Turing, Ampere, Ada, Hopper, Blackwell, ... or unknown.", type: str, sample: Blackwell}
+        memory_total_mib: {description: "Total memory in MiB.", type: int}
+        pcie_gen_current: {description: "Current PCIe link generation.", type: int}
+        pcie_gen_max: {description: "Maximum PCIe link generation.", type: int}
+        pcie_width_current: {description: "Current PCIe link width (lanes).", type: int}
+        pcie_width_max: {description: "Maximum PCIe link width (lanes).", type: int}
+        persistence_mode: {description: "Persistence mode enabled.", type: bool}
+        ecc_mode: {description: "ECC enabled (null where unsupported).", type: bool}
+        mig_mode: {description: "MIG enabled (null where unsupported).", type: bool}
+        power_limit_w: {description: "Power management limit in watts.", type: float}
+        max_sm_clock_mhz: {description: "Maximum SM clock.", type: int}
+        max_mem_clock_mhz: {description: "Maximum memory clock.", type: int}
+        memory_bus_width_bits: {description: "Memory bus width.", type: int}
+        driver_bound: {description: "Kernel driver bound to the PCI function (null when none).", type: str}
+        nvml_visible: {description: "Whether NVML listed this GPU.", type: bool}
+        source: {description: "V(nvml) or V(sysfs).", type: str}
     nvidia_driver:
       description: The loaded NVIDIA kernel driver.
       returned: always
       type: dict
       contains:
-        loaded: {description: Whether the nvidia kernel module is loaded., type: bool}
-        version: {description: Driver version., type: str, sample: "580.159.04"}
-        branch: {description: Driver branch., type: str, sample: "580"}
-        cuda_driver_version: {description: CUDA driver API version (NVML only)., type: str, sample: "13.0"}
+        loaded: {description: "Whether the nvidia kernel module is loaded.", type: bool}
+        version: {description: "Driver version.", type: str, sample: "580.159.04"}
+        branch: {description: "Driver branch.", type: str, sample: "580"}
+        cuda_driver_version: {description: "CUDA driver API version (NVML only).", type: str, sample: "13.0"}
         kernel_module_flavor: {description: "V(open), V(proprietary) or V(unknown), from /proc/driver/nvidia/version.", type: str}
         source: {description: "V(nvml), V(procfs) or V(none).", type: str}
-        nvml_error: {description: Why NVML was not used (null when it was)., type: str}
-        python: {description: The interpreter the module ran with., type: str}
+        nvml_error: {description: "Why NVML was not used (null when it was).", type: str}
+        python: {description: "The interpreter the module ran with.", type: str}
 """
 
 import os

@@ -55,21 +55,25 @@ def run_module(monkeypatch):
     """run_module(module, args) -> ("exit" | "fail", payload)."""
     from ansible.module_utils import basic
 
-    from ansible.module_utils.common import warnings as ansible_warnings
+    warnings = []
+
+    def warn(self, warning, **kwargs):
+        warnings.append(warning)
 
     def exit_json(self, **kwargs):
-        kwargs.setdefault("warnings", list(ansible_warnings.get_warning_messages()))
+        kwargs.setdefault("warnings", list(warnings))
         raise ModuleExit(kwargs)
 
     def fail_json(self, msg, **kwargs):
         kwargs["msg"] = msg
         raise ModuleFail(kwargs)
 
+    monkeypatch.setattr(basic.AnsibleModule, "warn", warn)
     monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
     monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
 
     def run(module, args):
-        ansible_warnings._global_warnings.clear()  # warnings are process-global in ansible-core
+        del warnings[:]
         with module_args(args):
             try:
                 module.main()

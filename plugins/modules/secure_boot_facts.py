@@ -1,0 +1,93 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: secure_boot_facts
+short_description: Report whether UEFI Secure Boot is enabled
+version_added: 0.1.0
+description:
+  - Sets C(ansible_facts.blackwell_secure_boot) with the Secure Boot state of the host.
+  - Reads C(mokutil --sb-state) when mokutil is installed, else the EFI C(SecureBoot) variable in
+    C(/sys/firmware/efi/efivars). A legacy BIOS boot reports V(disabled). Where the firmware is not
+    visible (containers) the state is V(unknown), which is a value, not an error.
+  - With Secure Boot enabled, an unsigned NVIDIA kernel module is refused at load time; the
+    C(blackwell.pytorch.nvidia_driver) role reads this fact to stop before installing.
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.INFO_MODULE
+  - blackwell.pytorch.attributes.FACTS
+options: {}
+"""
+
+EXAMPLES = r"""
+- name: Read the Secure Boot state
+  blackwell.pytorch.secure_boot_facts:
+
+- name: Say it
+  ansible.builtin.debug:
+    msg: "Secure Boot is {{ ansible_facts['blackwell_secure_boot']['state'] }}"
+"""
+
+RETURN = r"""
+ansible_facts:
+  description: Facts added to the host.
+  returned: always
+  type: dict
+  contains:
+    blackwell_secure_boot:
+      description: Secure Boot state.
+      returned: always
+      type: dict
+      contains:
+        state: {description: "V(enabled), V(disabled) or V(unknown).", type: str, sample: disabled}
+        method: {description: "How it was read: V(mokutil), V(efivars), V(bios) or V(none).", type: str}
+        detail: {description: "What was read.", type: str, sample: "mokutil: SecureBoot disabled"}
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.secure_boot import (
+    EFIVAR_NAME, secure_boot_state)
+
+FIRMWARE_DIR = "/sys/firmware"
+
+
+def _read_bytes(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def main():
+    module = AnsibleModule(argument_spec={}, supports_check_mode=True)
+    mokutil_output = None
+    mokutil = module.get_bin_path("mokutil")
+    if mokutil:
+        rc, out, err = module.run_command([mokutil, "--sb-state"])
+        mokutil_output = (out or "") + (err or "")
+    efi_dir = os.path.join(FIRMWARE_DIR, "efi")
+    try:
+        entries = os.listdir(FIRMWARE_DIR)
+    except OSError:
+        entries = []
+    state = secure_boot_state(
+        mokutil_output=mokutil_output,
+        efivar_data=_read_bytes(os.path.join(efi_dir, "efivars", EFIVAR_NAME)),
+        efi_dir_exists=os.path.isdir(efi_dir),
+        firmware_dir_entries=entries,
+    )
+    module.exit_json(changed=False, ansible_facts={"blackwell_secure_boot": state})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install what `make test` needs: system packages (as root, only those missing), the pinned
+# test venv, and a CPU-only torch venv for the modules' real-interpreter tests.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+pkgs=(podman runc debootstrap equivs apt-utils gnupg uidmap python3-venv)
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  missing=()
+  for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "bootstrap: apt-get install ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+else
+  for tool in podman runc debootstrap; do
+    command -v "$tool" >/dev/null || { echo "bootstrap: $tool missing; run as root or install: ${pkgs[*]}" >&2; exit 1; }
+  done
+fi
+scripts/venv.sh .venv-test requirements-test.txt
+# torch 2.13.0 CPU: on the project's machines pip finds the CPU wheel locally; elsewhere
+# point pip at a CPU wheel (PIP_FIND_LINKS) to avoid the multi-GB CUDA build.
+scripts/venv.sh .build/torch-cpu tests/requirements-torch-cpu.txt

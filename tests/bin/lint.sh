@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Lint layer: ansible-lint, production profile, over the whole tree (yamllint included);
+# then the built tarball must install into a fresh collections path and ansible-doc must
+# render every module.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections" PATH="$root/.venv-test/bin:$PATH"
+ansible-lint --profile production --offline
+fresh=$(mktemp -d)
+trap 'rm -rf "$fresh"' EXIT
+tarball=$(scripts/install-collection.sh .venv-test "$fresh")
+echo "built $(basename "$tarball"); installed into a fresh collections path"
+for module in plugins/modules/*.py; do
+  name=blackwell.pytorch.$(basename "$module" .py)
+  ANSIBLE_NOCOLOR=1 ANSIBLE_COLLECTIONS_PATH="$fresh" .venv-test/bin/ansible-doc "$name" > "$fresh/doc.txt"
+  grep -q "^> MODULE $name " "$fresh/doc.txt" || { echo "ansible-doc $name did not render"; exit 1; }
+  echo "ansible-doc $name: $(wc -l < "$fresh/doc.txt") lines"
+done
+scripts/install-collection.sh .venv-test "$root/.build/collections" >/dev/null

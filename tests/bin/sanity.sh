@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Sanity layer: ansible-test sanity from a temporary ansible_collections/blackwell/pytorch
+# tree that is a git checkout, offline apart from PyPI (see tests/fixtures/get_pip_standin.py).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+pip_version=$(.venv-test/bin/python - <<'PY'
+import ansible_test._internal.python_requirements as r, inspect, re
+print(re.search(r"pip='([0-9.]+)'", inspect.getsource(r)).group(1))
+PY
+)
+cache="$HOME/.ansible/test/cache"
+mkdir -p "$cache"
+[ -f "$cache/pip-$pip_version-py3-none-any.whl" ] || \
+  .venv-test/bin/python -m pip download -q --no-deps "pip==$pip_version" -d "$cache" 2>&1 | grep -v '^WARNING: Location' || true
+install -m 0644 tests/fixtures/get_pip_standin.py "$cache/get_pip_${pip_version//./_}.py"
+
+tree="$root/.build/sanity/ansible_collections/blackwell/pytorch"
+rm -rf "$root/.build/sanity" && mkdir -p "$tree"
+git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' \
+  | tar -cf - -T - | tar -xf - -C "$tree"
+cd "$tree"
+git init -q && git add -A
+py=$("$root/.venv-test/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PATH="$root/.venv-test/bin:$PATH" ansible-test sanity --color no --python "$py" --requirements
