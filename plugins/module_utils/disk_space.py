@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Free space where a path will live, whether or not the path exists yet."""
+from __future__ import annotations
+
+import os
+import posixpath
+
+GIB = 1024.0 ** 3
+
+
+def nearest_existing(path, exists=os.path.exists):
+    """The path itself if it exists, else its closest existing ancestor ("/" at worst)."""
+    current = posixpath.normpath(path)
+    while not exists(current) and current != "/":
+        current = posixpath.dirname(current)
+    return current
+
+
+def mount_point(path, ismount=os.path.ismount):
+    """The mount point holding an existing path."""
+    current = posixpath.normpath(path)
+    while not ismount(current) and current != "/":
+        current = posixpath.dirname(current)
+    return current
+
+
+def space_report(path, min_free_gib, statvfs=os.statvfs, exists=os.path.exists, ismount=os.path.ismount):
+    """{path, measured_at, mount, free_gib, total_gib, min_free_gib, ok} for one path."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ValueError("path must be absolute, got %r" % (path,))
+    if min_free_gib is None or float(min_free_gib) < 0:
+        raise ValueError("min_free_gib must be >= 0 for %s" % path)
+    existing = nearest_existing(path, exists)
+    stats = statvfs(existing)
+    free = round(stats.f_bavail * stats.f_frsize / GIB, 1)
+    return {
+        "path": path,
+        "measured_at": existing,
+        "mount": mount_point(existing, ismount),
+        "free_gib": free,
+        "total_gib": round(stats.f_blocks * stats.f_frsize / GIB, 1),
+        "min_free_gib": float(min_free_gib),
+        "ok": free >= float(min_free_gib),
+    }
