@@ -9,6 +9,9 @@ export PATH="$root/.venv-test/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections"
 tests/fixtures/images/build.sh || exit 1
 scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null || exit 1
+# Offline wheelhouse for the tools role (the containers reach no index).
+.venv-test/bin/python -m pip download -q --no-deps -d .build/wheelhouse \
+  "$(grep -h '^nvidia-ml-py==' requirements.txt)" 2>&1 | grep -v '^WARNING: Location' || true
 scenarios=${MOLECULE_SCENARIOS:-$(cd molecule && ls -d */ | tr -d / | tr '\n' ' ')}
 declare -A took rc
 for s in $scenarios; do
