@@ -4,9 +4,10 @@
 """Python source of the children torch_cuda_check runs with the checked interpreter.
 
 Modules travel as AnsiballZ zips, so child code is held here as text and run with
-`python -c`. Two kinds of child:
-- facts_source(): imports torch, reads the build facts and the GPUs, then imports the
-  companions (a broken torchaudio can kill a process: the facts are emitted before).
+`python -c`. Every child reports the seconds of its phases (import_torch, ...).
+- facts_source(): imports torch, reads the build facts and the GPUs.
+- companions_source(): imports torchvision and torchaudio (slow, and a mismatched one can
+  kill the process: kept apart from the facts, and run beside the other children).
 - gpu_source(parts): argv = GPU index, comma-separated parts. Initialises CUDA on that GPU,
   then runs each part (`ops`, `probes`, `sass`, `compile`) and emits everything gathered so
   far after each one, so a crash in a later part keeps the earlier results.
@@ -35,16 +36,16 @@ def since(start):
     return round(time.monotonic() - start, 3)
 '''
 
-_FACTS = r'''
+_IMPORT_TORCH = r'''
+PHASES = {}
+_start = time.monotonic()
 try:
     import torch
 except BaseException as exc:
-    emit({"torch_import_error": err_text(exc),
+    emit({"torch_import_error": err_text(exc), "phases": {"import_torch": since(_start)},
           "torch_missing": isinstance(exc, ImportError) and getattr(exc, "name", None) == "torch"})
     sys.exit(0)
-import importlib
-import importlib.metadata
-import warnings
+PHASES["import_torch"] = since(_start)
 
 
 def attempt(fn):
@@ -52,6 +53,10 @@ def attempt(fn):
         return fn()
     except Exception:
         return None
+'''
+
+_FACTS = r'''
+import warnings
 
 
 def device_facts(index):
@@ -66,11 +71,13 @@ def device_facts(index):
             "multi_processor_count": props.multi_processor_count}
 
 
+_start = time.monotonic()
 facts = {"torch_version": torch.__version__, "git_version": getattr(torch.version, "git_version", None),
          "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
          "cudnn": attempt(torch.backends.cudnn.version), "nccl": attempt(lambda: torch.cuda.nccl.version()),
          "nccl_available": bool(torch.distributed.is_available() and torch.distributed.is_nccl_available()),
-         "cuda_available": False, "cuda_unavailable_reason": None, "devices": [], "arch_list": []}
+         "cuda_available": False, "cuda_unavailable_reason": None, "devices": [], "arch_list": [],
+         "phases": PHASES}
 if facts["cuda"] is None:
     facts["cuda_unavailable_reason"] = "torch %s was built without CUDA%s" % (
         torch.__version__, " (a ROCm build)" if facts["hip"] else "")
@@ -89,17 +96,25 @@ else:
             facts["cuda_unavailable_reason"] = err_text(exc)
         flags = attempt(torch._C._cuda_getArchFlags)
         facts["arch_list"] = flags.split() if flags else []
+PHASES["build_and_devices"] = since(_start)
 emit(facts)
+'''
 
-facts["companions"] = {}
+_COMPANIONS = r'''
+import importlib
+import importlib.metadata
+
+companions = {"phases": PHASES}
 for name in ("torchvision", "torchaudio"):
+    _start = time.monotonic()
     found = {"version": attempt(lambda: importlib.metadata.version(name)), "import_error": None}
     try:
         found["version"] = importlib.import_module(name).__version__
     except BaseException as exc:
         found["import_error"] = err_text(exc)
-    facts["companions"][name] = found
-emit(facts)
+    companions[name] = found
+    PHASES["import_" + name] = since(_start)
+    emit(companions)
 '''
 
 _OPS = r'''
@@ -127,21 +142,26 @@ def part_ops(index, capability, out):
 
 _GPU_MAIN = r'''
 index, parts = int(sys.argv[1]), [part for part in sys.argv[2].split(",") if part]
-out = {"index": index}
+out = {"index": index, "phases": {}}
 start = time.monotonic()
 try:
     import torch
+    out["phases"]["import_torch"] = since(start)
+    start = time.monotonic()
     torch.cuda.init()
     torch.cuda.set_device(index)
     capability = tuple(torch.cuda.get_device_capability(index))
-    out["init"] = {"status": "ok", "error": None, "seconds": since(start)}
+    out["init"] = {"status": "ok", "error": None}
 except Exception as exc:
-    out["init"] = {"status": "failed", "error": err_text(exc), "seconds": since(start)}
-    emit(out)
-    sys.exit(0)
+    out["init"] = {"status": "failed", "error": err_text(exc)}
+out["phases"]["cuda_init"] = since(start)
 emit(out)
+if out["init"]["status"] != "ok":
+    sys.exit(0)
 for part in parts:
+    start = time.monotonic()
     out[part] = globals()["part_" + part](index, capability, out)
+    out["phases"][part] = since(start)
     emit(out)
 '''
 
@@ -149,8 +169,13 @@ GPU_PARTS = ("ops", "probes", "sass", "compile")
 
 
 def facts_source():
-    """Source of the facts child."""
-    return emit_result_source() + PRELUDE + _FACTS
+    """Source of the facts child: build facts and GPUs."""
+    return emit_result_source() + PRELUDE + _IMPORT_TORCH + _FACTS
+
+
+def companions_source():
+    """Source of the companions child: torchvision and torchaudio versions and imports."""
+    return emit_result_source() + PRELUDE + _IMPORT_TORCH + _COMPANIONS
 
 
 def gpu_source(parts):

@@ -12,21 +12,13 @@ No Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_images import (
     parse_image, verdict_at_least)
 
-# name -> what it asks for (the module's documentation lists the same).
-REQUIREMENTS = dict([
-    ("cuda", "CUDA is usable and the op mix runs on every GPU"),
-    ("native", "native SASS for every GPU, proven by the CUDA_DISABLE_PTX_JIT=1 run"),
-    ("forward_compatible", "PTX in the build, proven by the CUDA_FORCE_PTX_JIT=1 run"),
-    ("native_sass_launch", "the driver runs an NVRTC-built SASS-only kernel for the GPU's exact sm"),
-] + [(name, "the %s probe ran and its numbers were right" % name) for name in PROBES] + [
-    ("nccl", "torch.distributed.is_nccl_available()"),
-    ("torchvision", "torchvision imports and belongs to torch's release line"),
-    ("torchaudio", "torchaudio imports and belongs to torch's release line"),
-])
 BUILD_REQUIREMENTS = ("nccl", "torchvision", "torchaudio")
+# Every name `require` accepts; the module's documentation says what each one asks for.
+REQUIREMENTS = ("cuda", "native", "forward_compatible", "native_sass_launch") + PROBES + BUILD_REQUIREMENTS
 # The first CUDA channel with kernels for a compute capability major (DOMAIN.md 4).
 _FIRST_CHANNEL = {10: "cu128", 12: "cu128"}
 
@@ -53,8 +45,7 @@ def _verdict_failure(gpu, build, wanted):
     verdict = gpu["kernel_image"]
     return "%s: %s required, found %s: torch %s has %s: %s" % (
         gpu_label(gpu), wanted, verdict["verdict"], build["torch_version"], verdict["reason"],
-        wheel_remedy((int(gpu["compute_capability"].split(".")[0]), int(gpu["compute_capability"].split(".")[1])),
-                     build["sass"]))
+        wheel_remedy(parse_capability(gpu["compute_capability"]), build["sass"]))
 
 
 def _run_failure(gpu, wanted, mode, remedy):

@@ -75,7 +75,7 @@ def probe_sdpa(dev, attr):
             with sdpa_kernel(backend):
                 got = F.scaled_dot_product_attention(q, k, v)
         except RuntimeError as exc:
-            if "No available kernel" not in str(exc):
+            if "No available kernel" not in str(exc) and "No viable backend" not in str(exc):
                 raise
             why = [str(w.message).strip() for w in caught if not issubclass(w.category, DeprecationWarning)]
             return {"status": "unavailable", "reason": "; ".join(why)[:600] or err_text(exc)}

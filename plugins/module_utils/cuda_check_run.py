@@ -3,21 +3,27 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Run the whole torch_cuda_check with one interpreter and assemble its report.
 
-Children (each with its own timeout, see cuda_check_child): one facts child, then per GPU
-- normal:          op mix + feature probes, PTX JIT variables removed;
-- disable_ptx_jit: op mix + native-SASS launch test, CUDA_DISABLE_PTX_JIT=1;
-- force_ptx_jit:   op mix, CUDA_FORCE_PTX_JIT=1;
-- compile:         torch.compile, only when asked (it takes seconds to minutes).
-A child that times out or crashes is reported in the parts it did not finish.
+Children (each with its own timeout, see cuda_check_child), on a small thread pool:
+- facts (build, GPUs) and, beside it, companions (torchvision, torchaudio imports);
+- then per GPU, side by side:
+  - normal:          op mix + feature probes, PTX JIT variables removed;
+  - disable_ptx_jit: op mix + native-SASS launch test, CUDA_DISABLE_PTX_JIT=1;
+  - force_ptx_jit:   op mix, CUDA_FORCE_PTX_JIT=1;
+- compile: torch.compile, only when asked (seconds to minutes), once the normal op mix ran.
+Each child pays for its own torch import and CUDA start (about 5 s on an H100 host), which
+is why they overlap. A child that times out or crashes is reported in the parts it did not
+finish.
 
 No Ansible import: the module and benchmarks/cuda_check_time.py call run_check().
 """
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import run_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_child import facts_source, gpu_source
+from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import check_interpreter, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_child import (
+    companions_source, facts_source, gpu_source)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_probes import PROBES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_images import (
@@ -26,6 +32,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix imp
 
 DEFAULT_TIMEOUT = 120
 DEFAULT_COMPILE_TIMEOUT = 600
+DEFAULT_PARALLEL = 4
 _NO_JIT_VARS = {"CUDA_DISABLE_PTX_JIT": None, "CUDA_FORCE_PTX_JIT": None}
 # mode -> (parts, environment)
 MODES = (
@@ -97,14 +104,13 @@ def _probes(normal, compile_child, torch_compile):
     return probes
 
 
-def check_gpu(device, arch_list, spawn, torch_compile, compile_timeout):
+def assemble_gpu(device, arch_list, children, compile_child, torch_compile):
     """Verdict, the three runs, the native-SASS launch and the probes of one GPU."""
-    index, capability = device["index"], tuple(device["capability"])
+    capability = tuple(device["capability"])
     gpu = dict((key, device.get(key)) for key in (
         "index", "name", "uuid", "pci_bus_id", "memory_total_mib", "multi_processor_count"))
     gpu.update(capability_facts(*capability))
     verdict = gpu["kernel_image"] = kernel_image_verdict(arch_list, capability)
-    children = dict((mode, spawn(mode, index, parts, env)) for mode, parts, env in MODES)
     predictions = _predictions(verdict, gpu["sm"])
     gpu["runs"] = {}
     for mode, _parts, env in MODES:
@@ -112,20 +118,18 @@ def check_gpu(device, arch_list, spawn, torch_compile, compile_timeout):
                    env=" ".join("%s=%s" % (key, value) for key, value in sorted(env.items()) if value) or None)
         gpu["runs"][mode] = annotate_run(run, *predictions[mode])
     gpu["native_sass_launch"] = part_of(children["disable_ptx_jit"], "sass")
-    compile_child = None
-    if torch_compile and gpu["runs"]["normal"]["status"] == "ok":
-        compile_child = spawn("compile", index, ("compile",), _NO_JIT_VARS, compile_timeout)
     gpu["probes"] = _probes(children["normal"], compile_child, torch_compile)
     return gpu
 
 
-def _companions(facts, child):
+def _companions(torch_version, child):
     companions = {}
     for name in COMPANIONS:
-        found = (facts.get("companions") or {}).get(name) or {
-            "version": None, "import_error": "the facts child ended (%s) before importing %s: %s" % (
-                child["status"], name, child["error"])}
-        match = companion_match(facts["torch_version"], name, found["version"])
+        payload = child["result"] or {}
+        found = payload.get(name) or {
+            "version": None, "import_error": "the companions child ended (%s) before importing %s: %s" % (
+                child["status"], name, child["error"] or payload.get("torch_import_error"))}
+        match = companion_match(torch_version, name, found["version"])
         companions[name] = {"installed": found["version"], "import_ok": found["import_error"] is None,
                             "import_error": found["import_error"], "expected": match["expected"],
                             "match": match["match"], "reason": match["reason"]}
@@ -145,38 +149,77 @@ def facts_error(python, child):
     return None
 
 
-def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, torch_compile=False):
-    """The whole check. Returns the report; report["error"] is set when torch cannot be used."""
+class _Children(object):
+    """Starts children on a thread pool and keeps, in start order, what each one did."""
+
+    def __init__(self, python, timeout, pool):
+        self.python, self.timeout, self.pool, self.started = python, timeout, pool, []
+
+    def start(self, name, gpu, source, args=(), env=None, timeout=None):
+        future = self.pool.submit(run_child, self.python, source, args=args, env=env,
+                                  timeout=timeout or self.timeout)
+        self.started.append((name, gpu, future))
+        return future
+
+    def entries(self):
+        entries = []
+        for name, gpu, future in self.started:
+            child = future.result()
+            entry = {"name": name, "gpu": gpu, "status": child["status"], "seconds": child["seconds"],
+                     "error": child["error"], "phases": (child["result"] or {}).get("phases")}
+            if child["status"] != "ok":
+                entry["stderr_tail"] = child["stderr_tail"][-800:]
+            entries.append(entry)
+        return entries
+
+
+def _start_gpu(children, device):
+    return dict((mode, children.start(mode, device["index"], gpu_source(parts),
+                                      args=(device["index"], ",".join(parts)), env=env))
+                for mode, parts, env in MODES)
+
+
+def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, torch_compile=False,
+              parallel=DEFAULT_PARALLEL):
+    """The whole check. Returns the report; report["error"] is set when `python` or its torch cannot be used.
+
+    At most `parallel` children run at a time (1: one after the other, the cleanest timings).
+    """
     start = time.monotonic()
-    report = {"python": python, "error": None, "build": None, "companions": None,
+    report = {"python": python, "error": check_interpreter(python), "build": None, "companions": None,
               "cuda": None, "gpus": [], "children": [], "seconds": None}
-
-    def spawn(name, gpu, parts, env, limit=timeout):
-        source = facts_source() if gpu is None else gpu_source(parts)
-        child = run_child(python, source, args=() if gpu is None else (gpu, ",".join(parts)),
-                          env=env, timeout=limit)
-        entry = {"name": name, "gpu": gpu, "status": child["status"], "seconds": child["seconds"],
-                 "error": child["error"]}
-        if child["status"] != "ok":
-            entry["stderr_tail"] = child["stderr_tail"][-800:]
-        report["children"].append(entry)
-        return child
-
-    child = spawn("facts", None, (), None)
-    report["error"] = facts_error(python, child)
     if report["error"] is None:
-        facts = child["result"]
-        split = split_arch_list(facts["arch_list"])
-        report["build"] = {
-            "torch_version": facts["torch_version"], "git_version": facts["git_version"],
-            "cuda_runtime": facts["cuda"], "cudnn": version_string(facts["cudnn"]),
-            "nccl": {"available": facts["nccl_available"], "version": version_string(facts["nccl"])},
-            "arch_list": facts["arch_list"], "sass": split["sass"], "ptx": split["ptx"],
-            "device_count": len(facts["devices"]),
-        }
-        report["companions"] = _companions(facts, child)
-        report["cuda"] = {"available": facts["cuda_available"], "reason": facts["cuda_unavailable_reason"]}
-        report["gpus"] = [check_gpu(device, facts["arch_list"], spawn, torch_compile, compile_timeout)
-                          for device in facts["devices"]]
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            children = _Children(python, timeout, pool)
+            facts_job = children.start("facts", None, facts_source())
+            companions_job = children.start("companions", None, companions_source())
+            report["error"] = facts_error(python, facts_job.result())
+            if report["error"] is None:
+                _report_gpus(report, facts_job.result()["result"], children, torch_compile, compile_timeout)
+                report["companions"] = _companions(report["build"]["torch_version"], companions_job.result())
+            report["children"] = children.entries()
     report["seconds"] = round(time.monotonic() - start, 3)
     return report
+
+
+def _report_gpus(report, facts, children, torch_compile, compile_timeout):
+    split = split_arch_list(facts["arch_list"])
+    report["build"] = {
+        "torch_version": facts["torch_version"], "git_version": facts["git_version"],
+        "cuda_runtime": facts["cuda"], "cudnn": version_string(facts["cudnn"]),
+        "nccl": {"available": facts["nccl_available"], "version": version_string(facts["nccl"])},
+        "arch_list": facts["arch_list"], "sass": split["sass"], "ptx": split["ptx"],
+        "device_count": len(facts["devices"]),
+    }
+    report["cuda"] = {"available": facts["cuda_available"], "reason": facts["cuda_unavailable_reason"]}
+    jobs = [_start_gpu(children, device) for device in facts["devices"]]
+    compile_jobs = []
+    for device, gpu_jobs in zip(facts["devices"], jobs):
+        normal_ops = part_of(gpu_jobs["normal"].result(), "ops")
+        compile_jobs.append(children.start(
+            "compile", device["index"], gpu_source(("compile",)), args=(device["index"], "compile"),
+            env=_NO_JIT_VARS, timeout=compile_timeout) if torch_compile and normal_ops["status"] == "ok" else None)
+    for device, gpu_jobs, compile_job in zip(facts["devices"], jobs, compile_jobs):
+        report["gpus"].append(assemble_gpu(
+            device, facts["arch_list"], dict((mode, job.result()) for mode, job in gpu_jobs.items()),
+            compile_job.result() if compile_job else None, torch_compile))

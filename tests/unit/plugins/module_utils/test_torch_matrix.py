@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+    companion_match, companion_versions, cuda_channels, parse_version)
+
+
+@pytest.mark.parametrize("torch,vision,audio", [
+    ("2.6.0", "0.21.0", "2.6.0"), ("2.7.0+cu128", "0.22.0", "2.7.0"), ("2.7.1+cu126", "0.22.1", "2.7.1"),
+    ("2.8.0", "0.23.0", "2.8.0"), ("2.9.1+cu130", "0.24.1", "2.9.1"), ("2.10.0", "0.25.0", "2.10.0"),
+    ("2.11.0+cu130", "0.26.0", "2.11.0"), ("2.12.0+cu132", "0.27.0", None),
+])
+def test_companion_versions(torch, vision, audio):
+    assert companion_versions(torch) == {"torchvision": vision, "torchaudio": audio}
+
+
+@pytest.mark.parametrize("torch", ["2.5.1+cu121", "2.13.0+cpu", "nightly", None])
+def test_unknown_lines(torch):
+    assert companion_versions(torch) is None
+    assert cuda_channels(torch) == ()
+
+
+def test_cuda_channels():
+    assert cuda_channels("2.11.0+cu130") == ("cu126", "cu128", "cu129", "cu130")
+    assert cuda_channels("2.7.1") == ("cu118", "cu126", "cu128")
+
+
+@pytest.mark.parametrize("text,release,public,channel", [
+    ("2.11.0+cu130", (2, 11, 0), "2.11.0", "cu130"), ("0.26.0", (0, 26, 0), "0.26.0", None),
+    ("2.12.0a0+git1234abc", (2, 12, 0), "2.12.0a0", None), ("2.13.0+cpu", (2, 13, 0), "2.13.0", "cpu"),
+    ("2.4.1+rocm6.1", (2, 4, 1), "2.4.1", "rocm6.1"), ("2.6", (2, 6, 0), "2.6.0", None),
+])
+def test_parse_version(text, release, public, channel):
+    assert parse_version(text) == {"release": release, "public": public, "channel": channel}
+
+
+def test_parse_version_rejects_non_versions():
+    assert parse_version("torch") is None and parse_version(None) is None
+
+
+def test_match_same_line_and_channel():
+    assert companion_match("2.11.0+cu130", "torchvision", "0.26.0+cu130") == {
+        "expected": "0.26.0", "match": True, "reason": "torchvision 0.26.0+cu130 matches torch 2.11.0+cu130"}
+
+
+def test_match_pypi_wheel_without_label():
+    assert companion_match("2.11.0+cu130", "torchaudio", "2.11.0")["match"] is True
+
+
+def test_downgraded_companion_is_refused():
+    # pip install torchvision==0.23.0 into a 2.9.1 venv (DOMAIN.md 4): torch moved, torchaudio did not.
+    assert companion_match("2.8.0", "torchaudio", "2.9.1") == {
+        "expected": "2.8.0", "match": False,
+        "reason": "torchaudio 2.9.1 does not belong to torch 2.8.0 (expected 2.8.0)"}
+
+
+def test_patch_level_must_match():
+    assert companion_match("2.7.1+cu128", "torchvision", "0.22.0+cu128")["match"] is False
+
+
+def test_other_channel_is_refused():
+    assert companion_match("2.11.0+cu130", "torchvision", "0.26.0+cu128") == {
+        "expected": "0.26.0", "match": False,
+        "reason": "torchvision 0.26.0+cu128 is from channel cu128, torch 2.11.0+cu130 from cu130"}
+
+
+def test_not_installed_and_unknown_line_are_not_judged():
+    assert companion_match("2.11.0", "torchvision", None) == {
+        "expected": "0.26.0", "match": None, "reason": "torchvision is not installed"}
+    assert companion_match("2.12.0+cu130", "torchaudio", "2.12.0") == {
+        "expected": None, "match": None,
+        "reason": "no torchaudio version known for torch 2.12.0+cu130: check the package index"}
