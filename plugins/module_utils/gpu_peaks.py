@@ -99,7 +99,7 @@ def pcie_gbps(generation, width):
 
 
 def _result(peak, source, note):
-    return {"peak": round(peak, 1) if peak is not None else None, "peak_source": source, "peak_note": note}
+    return {"peak": float("%.5g" % peak) if peak is not None else None, "peak_source": source, "peak_note": note}
 
 
 def _derive_compute(gpu, kind):

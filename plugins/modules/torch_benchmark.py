@@ -1,0 +1,302 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: torch_benchmark
+short_description: Measure a PyTorch stack per GPU against the GPU's theoretical peak, and gate on it
+version_added: 0.1.0
+description:
+  - Runs a benchmark suite with the Python interpreter of a PyTorch environment (O(python)), one child
+    process per GPU, one after the other, each with a timeout, and one child between GPUs when several
+    are benchmarked. Every figure carries its size, what it counts, the median with min, max and spread
+    of at least 10 repetitions, the reference peak, the peak's source (V(table) for a known model,
+    V(derived) from SM count, NVML clocks and bus width otherwise) and the fraction of peak.
+  - "Suite: dense GEMM in fp16, bf16, TF32, fp32 (TF32 off), fp64 and FP8 e4m3 (compute capability
+    >= 8.9); batched bf16 GEMM; device-to-device copy (bytes read + written); pinned host-to-device and
+    device-to-host copies; SDPA forward with the flash backend; conv2d (cuDNN, channels_last, bf16);
+    LayerNorm and softmax as achieved bandwidth; with several GPUs, P2P copy bandwidth per ordered pair
+    and NCCL all-reduce bus bandwidth (one process per GPU). Profile V(full) adds a
+    torch.nn.TransformerEncoder inference throughput, ResNet-50 inference (when torchvision imports;
+    random weights, nothing is downloaded) and the torch.compile speedup."
+  - "Method: CUDA events around the timed region, warm-up first, random inputs (never zeros), inputs
+    rotated among several sets when one set would fit in L2, median of the repetitions. Every GEMM is
+    checked against a float64 product of the same inputs on a 64x64 slice with a per-dtype error bound
+    (the other ops against float64 on a few rows, copies byte for byte); a figure that fails its check
+    has status V(wrong_result) and no value."
+  - With O(device=cpu) the same code paths run on a CPU-only torch with small sizes (real figures, no
+    peak), so roles and molecule scenarios can exercise the plumbing without a GPU; the all-reduce then
+    runs over two gloo ranks.
+  - O(gates) turn figures into a verdict; any failed gate fails the task with a message naming host, GPU
+    index and name, measured value, bound and peak. A gate whose figure is missing (test failed, wrong
+    result, no peak known) fails too.
+  - Never changes any GPU setting. Child processes run with C(CUDA_DEVICE_ORDER=PCI_BUS_ID),
+    C(NCCL_NVLS_ENABLE=0), C(TORCH_SYMM_MEM_DISABLE_MULTICAST=1) and C(NVSHMEM_DISABLE_NVLS=1) (NVLink
+    multicast off), and without C(TORCH_ALLOW_TF32_CUBLAS_OVERRIDE).
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.INFO_MODULE
+attributes:
+  check_mode:
+    details:
+      - A benchmark only reads, so it also runs in check mode and returns its figures and gate verdict;
+        O(dest) is not written in check mode.
+options:
+  python:
+    description:
+      - The Python interpreter that has torch (the venv's C(bin/python)). The children run with it.
+      - Defaults to the interpreter running the module.
+    type: path
+  device:
+    description:
+      - V(cuda) benchmarks GPUs and fails when torch sees none; V(cpu) runs the same code on the CPU.
+    type: str
+    choices: [cuda, cpu]
+    default: cuda
+  gpus:
+    description:
+      - Indices of the GPUs to benchmark (torch's indices in PCI bus order, as nvidia-smi numbers them).
+      - Default is every GPU torch sees. P2P and all-reduce run over the selected GPUs when there are two or more.
+    type: list
+    elements: int
+  profile:
+    description:
+      - V(quick) takes about 15 seconds per H100, V(standard) up to about a minute per GPU with larger sizes
+        and more repetitions, V(full) adds the model-level tests and torch.compile.
+    type: str
+    choices: [quick, standard, full]
+    default: quick
+  tests:
+    description:
+      - Run only these tests instead of the profile's list. Names are C(gemm_fp16), C(gemm_bf16),
+        C(gemm_tf32), C(gemm_fp32), C(gemm_fp64), C(gemm_fp8), C(gemm_batched), C(memcpy), C(h2d),
+        C(d2h), C(sdpa), C(conv2d), C(layernorm), C(softmax), C(p2p), C(allreduce),
+        C(transformer_encoder), C(resnet50), C(compile_speedup).
+      - The profile still sets the default sizes, repetitions and timeout.
+    type: list
+    elements: str
+  sizes:
+    description:
+      - "Size overrides per test, e.g. C({gemm_bf16: {m: 4096, n: 4096, k: 4096}, memcpy: {mib: 2048}}).
+        Keys per test are listed in the collection's docs/modules/torch_benchmark.md; values are positive
+        integers (FP8 GEMM dimensions multiples of 16)."
+    type: dict
+    default: {}
+  reps:
+    description:
+      - Timed repetitions per figure (at least 10). Default from the profile (10, 20, 30).
+    type: int
+  timeout:
+    description:
+      - Seconds each child (one per GPU, one between GPUs) may run before it is killed. Default from the
+        profile (120, 300, 900). Figures reported before a timeout are kept.
+    type: float
+  gates:
+    description:
+      - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda), and by unit
+        C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup). Example:
+        C({gemm_bf16: {min_fraction_of_peak: 0.6}, memcpy: {min_gbps: 2500}})."
+      - Unknown test or bound names, and gates on tests that do not run, are refused before anything runs.
+    type: dict
+    default: {}
+  dest:
+    description:
+      - Also write the result document as JSON to this file (mode 0644, atomically). Its directory must exist.
+    type: path
+requirements:
+  - torch (2.3 or later) in the interpreter given as O(python); nvidia-ml-py there for derived peaks and
+    PCIe peaks of GPUs not in the spec table; torchvision for the ResNet-50 test.
+notes:
+  - The result reports C(changed=false) even when O(dest) is written.
+  - Peaks are theoretical. Derived peaks use NVML's max SM clock, which can sit above the datasheet's boost
+    clock (H100 SXM bf16 derived 1070 vs 989 TFLOP/s in the table); GeForce parts run FP16/BF16 with FP32
+    accumulate at half the tensor rate of workstation and data-center parts.
+"""
+
+EXAMPLES = r"""
+- name: Benchmark every GPU with the venv's interpreter and gate the play
+  blackwell.pytorch.torch_benchmark:
+    python: /opt/pytorch/current/bin/python
+    profile: quick
+    gates:
+      gemm_bf16: {min_fraction_of_peak: 0.6}
+      memcpy: {min_gbps: 2500}
+    dest: /var/lib/blackwell_pytorch/benchmark.json
+  register: bench
+
+- name: Show bf16 GEMM per GPU
+  ansible.builtin.debug:
+    msg: >-
+      {{ item.name }}: {{ item.figures.gemm_bf16.value }} TFLOP/s
+      ({{ item.figures.gemm_bf16.fraction_of_peak }} of peak)
+  loop: "{{ bench.benchmark.devices }}"
+
+- name: Exercise the benchmark plumbing without a GPU
+  blackwell.pytorch.torch_benchmark:
+    python: /opt/pytorch/current/bin/python
+    device: cpu
+    tests: [gemm_fp32, memcpy, softmax]
+    sizes:
+      gemm_fp32: {m: 128, n: 128, k: 128}
+"""
+
+RETURN = r"""
+benchmark:
+  description: The result document, also what O(dest) receives. Also returned when a gate fails.
+  returned: success or gate failure
+  type: dict
+  contains:
+    schema: {description: Document schema name and version., type: str, sample: blackwell.pytorch.torch_benchmark/1}
+    host: {description: Host name of the target., type: str}
+    device: {description: V(cuda) or V(cpu)., type: str}
+    profile: {description: The profile., type: str, sample: quick}
+    tests: {description: "The tests selected, in suite order.", type: list, elements: str}
+    started: {description: "Start time, UTC, ISO 8601.", type: str, sample: "2026-11-20T10:00:00Z"}
+    seconds: {description: Wall time of the whole run., type: float}
+    python: {description: The interpreter that ran the children., type: str}
+    torch: {description: "torch C(version), C(cuda), C(cudnn) and the C(python) version.", type: dict}
+    settings: {description: "C(reps), C(warmup_s), C(min_rep_s) (shortest repetition) and C(timeout) used.", type: dict}
+    nvml_error: {description: "Why NVML facts (clocks, bus width, PCIe) were not read; null when they were.", type: str}
+    devices:
+      description: One entry per benchmarked GPU (one entry for the CPU in CPU mode).
+      type: list
+      elements: dict
+      contains:
+        index: {description: GPU index (null on the CPU)., type: int}
+        device: {description: "C(cuda:N) or C(cpu).", type: str}
+        name: {description: Model name., type: str, sample: NVIDIA H100 80GB HBM3}
+        uuid: {description: GPU UUID., type: str}
+        compute_capability: {description: Compute capability., type: str, sample: "9.0"}
+        sm: {description: SASS architecture., type: str, sample: sm_90}
+        arch_family: {description: Architecture family., type: str, sample: Hopper}
+        product_line:
+          description: "V(geforce), V(workstation) or V(datacenter): picks the tensor rate of a derived peak."
+          type: str
+        sm_count: {description: Streaming multiprocessors., type: int}
+        l2_bytes: {description: L2 cache size (input rotation is sized from it)., type: int}
+        memory_total_mib: {description: GPU memory., type: int}
+        nvml: {description: "NVML max clocks, bus width, PCIe link and power limit (null without NVML).", type: dict}
+        status: {description: "The child's status: V(ok), V(failed), V(timeout) or V(crashed).", type: str}
+        error: {description: The child's error (null when ok)., type: str}
+        seconds: {description: Wall time of the child., type: float}
+        figures:
+          description: One figure per per-device test, keyed by test name.
+          type: dict
+          contains:
+            test: {description: Test name., type: str}
+            size: {description: The size measured., type: str, sample: m=8192 n=8192 k=8192 bf16}
+            counts: {description: What the figure counts., type: str}
+            unit: {description: "V(TFLOP/s), V(GB/s) (1e9 bytes/s), V(tokens/s), V(images/s) or V(x).", type: str}
+            status: {description: "V(ok), V(skipped), V(failed), V(wrong_result) or V(not_run).", type: str}
+            value: {description: Median rate (null unless ok)., type: float}
+            min: {description: Lowest rate of the repetitions., type: float}
+            max: {description: Highest rate of the repetitions., type: float}
+            spread: {description: (max - min) / median of the repetition times., type: float}
+            reps: {description: Timed repetitions., type: int}
+            seconds: {description: "Median, min and max seconds per call.", type: dict}
+            peak: {description: Theoretical peak in the figure's unit (null when unknown)., type: float}
+            peak_source: {description: "V(table), V(derived) or null.", type: str}
+            peak_note: {description: "How the peak was found, or why there is none.", type: str}
+            fraction_of_peak: {description: value / peak., type: float}
+            check:
+              description: "The correctness check: C(ok) with C(rel_error) and C(bound), or C(detail)."
+              type: dict
+            error: {description: "Why there is no value (skip reason, error, failed check).", type: str}
+    multi_gpu:
+      description:
+        - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks) and C(backend)) and
+          C(figures.p2p) (a list, one figure per ordered pair with C(src), C(dst) and C(peer_access))."
+        - Also C(gpus), C(status) (V(skipped) with fewer than two GPUs), C(error) and C(seconds). Null when
+          no multi-GPU test was selected.
+      type: dict
+    gates:
+      description: "C(bounds) (the gates given) and C(failures) (the same list as RV(failed_gates))."
+      type: dict
+failed_gates:
+  description: Every failed gate.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    host: {description: Host name., type: str}
+    test: {description: Test name., type: str}
+    gpu_index: {description: "GPU index; C(src->dst) for P2P, the list of GPUs for all-reduce.", type: raw}
+    gpu_name: {description: GPU name (or names)., type: raw}
+    gate: {description: The bound's name., type: str, sample: min_fraction_of_peak}
+    bound: {description: The bound., type: float}
+    measured: {description: What was compared (fraction of peak or value; null when missing)., type: float}
+    value: {description: The figure's value., type: float}
+    unit: {description: The figure's unit., type: str}
+    peak: {description: The figure's peak., type: float}
+    peak_source: {description: The peak's source., type: str}
+    reason: {description: Why the gate failed., type: str}
+dest:
+  description: The file written, or null (no O(dest), or check mode).
+  returned: always
+  type: str
+"""
+
+import os
+import socket
+import sys
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_gates import failure_message
+from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import (
+    problems, schema_errors, write_json)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_run import BenchmarkError, run
+from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import PROFILES
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            python=dict(type="path"),
+            device=dict(type="str", default="cuda", choices=["cuda", "cpu"]),
+            gpus=dict(type="list", elements="int"),
+            profile=dict(type="str", default="quick", choices=list(PROFILES)),
+            tests=dict(type="list", elements="str"),
+            sizes=dict(type="dict", default={}),
+            reps=dict(type="int"),
+            timeout=dict(type="float"),
+            gates=dict(type="dict", default={}),
+            dest=dict(type="path"),
+        ),
+        supports_check_mode=True,
+    )
+    dest = module.params["dest"]
+    if dest and not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
+        module.fail_json(msg="the directory of dest %s does not exist" % dest)
+    host = socket.gethostname()
+    try:
+        document = run(dict(module.params, python=module.params["python"] or sys.executable), host)
+    except BenchmarkError as err:
+        module.fail_json(msg=str(err))
+    errors = schema_errors(document)
+    if errors:
+        module.fail_json(msg="internal error: the result does not match its schema: %s" % "; ".join(errors),
+                         benchmark=document)
+    for line in problems(document):
+        module.warn(line)
+    if document["device"] == "cuda" and document["nvml_error"]:
+        module.warn("NVML not read (%s): peaks of GPUs not in the spec table cannot be derived"
+                    % document["nvml_error"])
+    written = None
+    if dest and not module.check_mode:
+        write_json(dest, document)
+        written = dest
+    failures = document["gates"]["failures"]
+    if failures:
+        module.fail_json(msg=failure_message(failures, host), failed_gates=failures, benchmark=document,
+                         dest=written, changed=False)
+    module.exit_json(changed=False, benchmark=document, failed_gates=[], dest=written)
+
+
+if __name__ == "__main__":
+    main()
