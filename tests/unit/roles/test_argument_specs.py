@@ -1,0 +1,51 @@
+"""Every role documents every variable it defaults, with the same default, and nothing else."""
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+ROLES = sorted(os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(ROOT, "roles", "*", "meta")))
+
+
+def _load(role, *parts):
+    path = os.path.join(ROOT, "roles", role, *parts)
+    if not os.path.exists(path):
+        return None
+    with open(path) as handle:
+        return yaml.safe_load(handle) or {}
+
+
+def test_there_are_roles():
+    assert {"preflight", "tools"} <= set(ROLES)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_entry_point_has_a_spec(role):
+    specs = _load(role, "meta", "argument_specs.yml")
+    assert specs and "main" in specs["argument_specs"], "%s has no meta/argument_specs.yml main entry" % role
+    for name, spec in specs["argument_specs"].items():
+        assert spec.get("short_description"), "%s:%s needs a short_description" % (role, name)
+        for option, doc in (spec.get("options") or {}).items():
+            assert doc.get("description"), "%s: %s has no description" % (role, option)
+            assert doc.get("type"), "%s: %s has no type" % (role, option)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_defaults_match_the_spec(role):
+    defaults = _load(role, "defaults", "main.yml") or {}
+    options = _load(role, "meta", "argument_specs.yml")["argument_specs"]["main"].get("options") or {}
+    assert sorted(set(defaults) - set(options)) == [], "%s: defaults without a spec" % role
+    for name, value in defaults.items():
+        if isinstance(value, str) and "{{" in value:
+            continue  # a templated default (documented in prose), e.g. preflight_require_gpu
+        assert options[name].get("default") == value, "%s: %s default differs from the spec" % (role, name)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_user_variables_are_role_prefixed(role):
+    defaults = _load(role, "defaults", "main.yml") or {}
+    assert [name for name in defaults if not name.startswith(role + "_")] == []
