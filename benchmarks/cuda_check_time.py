@@ -14,22 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 
-
-def import_collection():
-    """Make this checkout importable as ansible_collections.blackwell.pytorch."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    tree = os.path.join(tempfile.gettempdir(), "blackwell-ac")
-    link = os.path.join(tree, "ansible_collections", "blackwell", "pytorch")
-    os.makedirs(os.path.dirname(link), exist_ok=True)
-    if os.path.realpath(link) != root:
-        if os.path.islink(link):
-            os.unlink(link)
-        os.symlink(root, link)
-    sys.path.insert(0, tree)
+from collection_path import import_collection
 
 
 def summary_rows(report):

@@ -18,7 +18,8 @@ import os
 import socket
 import sys
 
-from quick_speed import import_collection, params_for, print_table
+from collection_path import import_collection
+from quick_speed import params_for, print_table
 
 GEMM = 8192
 COPY_MIB = 4096

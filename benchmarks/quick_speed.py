@@ -17,23 +17,11 @@ import json
 import os
 import socket
 import sys
-import tempfile
 import time
 
+from collection_path import import_collection
+
 BUDGET_PER_GPU_S = {"quick": 15.0, "standard": 60.0}
-
-
-def import_collection():
-    """Make this checkout importable as ansible_collections.blackwell.pytorch."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    tree = os.path.join(tempfile.gettempdir(), "blackwell-ac")
-    link = os.path.join(tree, "ansible_collections", "blackwell", "pytorch")
-    os.makedirs(os.path.dirname(link), exist_ok=True)
-    if os.path.realpath(link) != root:
-        if os.path.islink(link):
-            os.unlink(link)
-        os.symlink(root, link)
-    sys.path.insert(0, tree)
 
 
 def params_for(python, profile, tests=None, sizes=None, gpus=None):
