@@ -26,6 +26,22 @@ COMPANION_LINES = {
     (2, 12): ("0.27", None, ("cu126", "cu129", "cu130", "cu132")),
 }
 COMPANIONS = ("torchvision", "torchaudio")
+# Patch releases of each line on download.pytorch.org (DOMAIN.md 4); the newest is last.
+PATCH_RELEASES = {
+    (2, 6): (0,), (2, 7): (0, 1), (2, 8): (0,), (2, 9): (0, 1), (2, 10): (0,), (2, 11): (0,), (2, 12): (0,),
+}
+# SASS that Linux wheels of a CUDA channel carry (DOMAIN.md 4: measured on 2.7.1+cu126, 2.9.1+cu128 and
+# 2.11.0+cu130; the other channels follow their toolkit's limits: no Blackwell before CUDA 12.8, no
+# sm_50..sm_70 from CUDA 13 on). A plan made before anything is installed; the installed wheel's real
+# torch.cuda.get_arch_list() is what torch_cuda_check judges afterwards.
+_PRE_BLACKWELL = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+CHANNEL_SASS = {
+    "cu118": _PRE_BLACKWELL, "cu124": _PRE_BLACKWELL, "cu126": _PRE_BLACKWELL,
+    "cu128": ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+    "cu129": ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+    "cu130": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+    "cu132": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+}
 
 _VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?([^+\s]*)(?:\+(\S+))?\s*$")
 _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
@@ -95,3 +111,19 @@ def companion_match(torch_version, package, installed_version):
                           % (package, installed_version, installed["channel"], torch_version, torch_parsed["channel"])}
     return {"expected": expected, "match": True,
             "reason": "%s %s matches torch %s" % (package, installed_version, torch_version)}
+
+
+def known_versions():
+    """Every torch release the table knows, oldest first: ["2.6.0", "2.7.0", "2.7.1", ...]."""
+    return ["%d.%d.%d" % (line + (patch,)) for line in sorted(PATCH_RELEASES) for patch in PATCH_RELEASES[line]]
+
+
+def channel_cuda(channel):
+    """"cu128" -> (12, 8), "cu130" -> (13, 0); None for cpu, rocm and anything else."""
+    match = re.match(r"^cu(\d+)(\d)$", str(channel or ""))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def channel_sass(channel):
+    """The SASS a channel's Linux wheels carry (CHANNEL_SASS), () when the table does not know it."""
+    return CHANNEL_SASS.get(channel, ())

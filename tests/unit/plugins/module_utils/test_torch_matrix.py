@@ -71,3 +71,12 @@ def test_not_installed_and_unknown_line_are_not_judged():
     assert companion_match("2.12.0+cu130", "torchaudio", "2.12.0") == {
         "expected": None, "match": None,
         "reason": "no torchaudio version known for torch 2.12.0+cu130: check the package index"}
+
+
+def test_known_versions_and_channels():
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+        channel_cuda, channel_sass, known_versions)
+    assert known_versions()[:3] == ["2.6.0", "2.7.0", "2.7.1"] and known_versions()[-1] == "2.12.0"
+    assert channel_cuda("cu128") == (12, 8) and channel_cuda("cu130") == (13, 0) and channel_cuda("cpu") is None
+    assert "sm_120" in channel_sass("cu128") and "sm_120" not in channel_sass("cu126")
+    assert channel_sass("rocm6.1") == ()

@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_resolve import (
+    channel_verdicts, default_version, hashes_file_mismatches, installed_mismatches, parse_cuda,
+    requirement_pins, resolve_stack, resolve_version, source_channel, stack_name)
+
+RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
+RTX4090 = {"index": 1, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9", "sm": "sm_89"}
+H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm": "sm_90"}
+B200 = {"index": 0, "name": "NVIDIA B200", "sm": "sm_100"}
+
+
+def test_stack_name():
+    assert stack_name("2.9.1+cu128", "cu128") == "torch-2.9.1-cu128"
+    assert stack_name("2.11.0", None) == "torch-2.11.0-pypi"
+
+
+@pytest.mark.parametrize("text,cuda", [("13.0", (13, 0)), ("12.8.93", (12, 8)), (13000, (13, 0)),
+                                       ("12080", (12, 8)), ("", None), (None, None), ("x", None)])
+def test_parse_cuda(text, cuda):
+    assert parse_cuda(text) == cuda
+
+
+def test_resolve_version_forms():
+    assert resolve_version("2.9.1") == {"version": "2.9.1", "channel": None}
+    assert resolve_version("2.9") == {"version": "2.9.1", "channel": None}
+    assert resolve_version("2.9.1+cu128") == {"version": "2.9.1", "channel": "cu128"}
+
+
+def test_unknown_version_lists_the_known_ones():
+    error = resolve_version("2.5.1")["error"]
+    assert error.startswith("torch 2.5.1 is not in the version matrix; known versions: 2.6.0, 2.7.0, 2.7.1, 2.8.0,")
+    assert "2.12.0" in error
+    assert resolve_stack(version="3.0.0")["error"].startswith("torch 3.0.0 is not in the version matrix")
+
+
+def test_channel_verdicts_cu126_on_blackwell():
+    assert channel_verdicts("cu126", [RTX5090, RTX4090]) == [
+        {"gpu": "GPU 0 (NVIDIA GeForce RTX 5090, sm_120)", "sm": "sm_120", "verdict": "none", "image": None},
+        {"gpu": "GPU 1 (NVIDIA GeForce RTX 4090, sm_89)", "sm": "sm_89", "verdict": "native", "image": "sm_86"}]
+
+
+def test_default_is_newest_line_with_known_companions_and_driver_support():
+    # 2.12 has no known torchaudio: skipped; 2.11 cu130 needs CUDA 13.0, the driver has it.
+    choice = default_version([RTX5090], "13.0")
+    assert (choice["version"], choice["channel"]) == ("2.11.0", "cu130")
+    assert "skipped 2.12 (no known torchaudio)" in choice["reason"]
+
+
+def test_default_respects_the_driver():
+    choice = default_version([RTX5090], "12.8")
+    assert (choice["version"], choice["channel"]) == ("2.11.0", "cu128")
+    assert "whose CUDA 12.8 the driver (CUDA 12.8) supports" in choice["reason"]
+
+
+def test_default_without_torchaudio_takes_2_12():
+    choice = default_version([H100], "13.2", companions=["torchvision"])
+    assert (choice["version"], choice["channel"]) == ("2.12.0", "cu132")
+
+
+def test_default_with_an_old_driver_fails_clearly():
+    error = default_version([RTX5090], "12.4")["error"]
+    assert error.startswith("no torch release in the matrix has a channel with native kernels for "
+                            "GPU 0 (NVIDIA GeForce RTX 5090, sm_120) that driver CUDA 12.4 supports")
+
+
+def test_default_unknown_driver_is_said():
+    assert "driver's CUDA version is unknown" in default_version([H100], None)["reason"]
+
+
+def test_matched_plan():
+    plan = resolve_stack(version="2.9.1", channel="cu128", gpus=[RTX5090], driver_cuda="13.0")
+    assert plan["error"] is None
+    assert plan["pins"] == ["torch==2.9.1+cu128", "torchaudio==2.9.1+cu128", "torchvision==0.24.1+cu128"]
+    assert plan["stack"] == "torch-2.9.1-cu128" and plan["method"] == "wheel" and plan["cuda"] == "12.8"
+    assert plan["expected"] == {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128", "torchaudio": "2.9.1+cu128"}
+    assert plan["verdicts"][0]["verdict"] == "native"
+
+
+def test_plan_without_local_labels():
+    plan = resolve_stack(version="2.9.1+cu128", gpus=[H100], local_label=False, companions=["torchvision"])
+    assert plan["pins"] == ["torch==2.9.1", "torchvision==0.24.1"]
+
+
+def test_mismatched_companion_is_refused():
+    plan = resolve_stack(version="2.9.1", channel="cu128", torchvision="0.23.0", gpus=[H100])
+    assert plan["error"] == (
+        "pytorch_torchvision_version: torchvision 0.23.0 does not belong to torch 2.9.1+cu128 (expected 0.24.1); "
+        "pip would silently replace torch to match it. Leave pytorch_torchvision_version empty (it follows torch) "
+        "or set 0.24.1")
+
+
+def test_companion_from_another_channel_is_refused():
+    error = resolve_stack(version="2.9.1", channel="cu128", torchaudio="2.9.1+cu126", gpus=[H100])["error"]
+    assert "torchaudio 2.9.1+cu126 is from channel cu126, torch 2.9.1+cu128 from cu128" in error
+
+
+def test_matching_explicit_companion_is_accepted():
+    plan = resolve_stack(version="2.9.1", channel="cu128", torchvision="0.24.1", gpus=[H100])
+    assert plan["error"] is None and plan["companions"]["torchvision"] == "0.24.1"
+
+
+def test_cu126_on_sm120_is_refused_before_install():
+    plan = resolve_stack(version="2.9.1", channel="cu126", gpus=[RTX5090], driver_cuda="13.0")
+    assert plan["error"] == (
+        "channel cu126 has no kernels for GPU 0 (NVIDIA GeForce RTX 5090, sm_120): torch 2.9.1+cu126 wheels "
+        "carry sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90. Nothing was installed. Use cu128 or cu130, or "
+        "pytorch_install_method: source")
+
+
+def test_auto_goes_to_source_when_the_channel_lacks_kernels():
+    plan = resolve_stack(version="2.9.1", channel="cu126", gpus=[RTX5090], method="auto", toolkit_cuda="12.8")
+    assert plan["error"] is None and plan["method"] == "source"
+    assert plan["stack"] == "torch-2.9.1-src" and plan["pins"][0] == "torch==2.9.1+src"
+    assert "auto builds from source" in plan["reason"]
+
+
+def test_auto_stays_on_wheels_when_they_fit():
+    assert resolve_stack(version="2.9.1", channel="cu128", gpus=[RTX5090], method="auto")["method"] == "wheel"
+
+
+def test_channel_of_another_line_is_refused():
+    assert resolve_stack(version="2.9.1", channel="cu129", gpus=[H100])["error"] == (
+        "torch 2.9.1 has no cu129 wheels; its Linux CUDA channels are cu126, cu128, cu130 (DOMAIN.md 4)")
+
+
+def test_channel_newer_than_driver_major_is_refused():
+    error = resolve_stack(version="2.11.0", channel="cu130", gpus=[H100], driver_cuda="12.8")["error"]
+    assert error.startswith("channel cu130 needs a driver with CUDA 13.0; the driver supports CUDA 12.8")
+
+
+def test_channel_newer_minor_warns():
+    plan = resolve_stack(version="2.11.0", channel="cu129", gpus=[H100], driver_cuda="12.8")
+    assert plan["error"] is None and "minor-version compatibility" in plan["warnings"][0]
+
+
+def test_version_and_channel_conflict():
+    assert "give one" in resolve_stack(version="2.9.1+cu126", channel="cu128")["error"]
+
+
+def test_source_without_toolkit_is_refused():
+    error = resolve_stack(version="2.9.1", method="source", gpus=[RTX5090], cuda_home="/usr/local/cuda")["error"]
+    assert error == ("a source build needs a CUDA toolkit and there is none at /usr/local/cuda (no bin/nvcc): "
+                     "install one (role blackwell.pytorch.cuda_toolkit), set pytorch_cuda_home, or use "
+                     "pytorch_install_method: wheel")
+
+
+def test_source_plan_takes_companions_from_the_toolkit_channel():
+    plan = resolve_stack(version="2.9.1", method="source", gpus=[RTX5090], toolkit_cuda="12.8")
+    assert plan["channel"] == "cu128"
+    assert plan["pins"] == ["torch==2.9.1+src", "torchaudio==2.9.1+cu128", "torchvision==0.24.1+cu128"]
+    assert plan["build_version"] == "2.9.1+src"
+
+
+def test_source_on_a_host_that_does_not_build_needs_no_toolkit():
+    assert resolve_stack(version="2.9.1", channel="cu128", method="source", builds=False)["error"] is None
+
+
+def test_source_channel():
+    assert source_channel("2.9.1", "12.9") == "cu128"
+    assert source_channel("2.9.1", "13.0") == "cu130"
+    assert source_channel("2.9.1", "12.4") is None
+
+
+def test_unknown_companion_version_needs_a_value():
+    assert "no torchaudio version is known for torch 2.12.0" in resolve_stack(version="2.12.0", gpus=[H100])["error"]
+    plan = resolve_stack(version="2.12.0", channel="cu130", torchaudio="2.12.0", gpus=[H100])
+    assert plan["error"] is None and "torchaudio==2.12.0+cu130" in plan["pins"]
+
+
+def test_bad_method_and_companion_names():
+    assert "pytorch_install_method" in resolve_stack(version="2.9.1", method="conda")["error"]
+    assert "pytorch_companions" in resolve_stack(version="2.9.1", companions=["torchtext"])["error"]
+
+
+def test_installed_mismatches():
+    expected = {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}
+    assert installed_mismatches(expected, {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}) == []
+    assert installed_mismatches(expected, {"torch": "2.8.0+cu128"}) == [
+        "torch 2.8.0+cu128 (want 2.9.1+cu128)", "torchvision missing (want 0.24.1+cu128)"]
+    assert installed_mismatches({"torch": "2.9.1"}, {"Torch": "2.9.1+cu128"}) == []
+
+
+def test_hashes_file():
+    text = ("# pinned\ntorch==2.9.1+cu128 \\\n    --hash=sha256:aa\ntorchvision==0.24.1+cu128 --hash=sha256:bb\n"
+            "--index-url https://x\nsympy>=1.13\n")
+    assert requirement_pins(text) == {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}
+    assert hashes_file_mismatches(text, ["torch==2.9.1+cu128", "torchaudio==2.9.1+cu128"]) == [
+        "torchaudio==2.9.1+cu128 (file: not pinned)"]
+
+
+def test_gpu_without_capability_is_not_planned_for():
+    sysfs = {"index": None, "name": "NVIDIA unknown", "pci_bus_id": "0000:01:00.0", "compute_capability": None, "sm": None}
+    plan = resolve_stack(version="2.9.1", channel="cu126", gpus=[sysfs, H100])
+    assert plan["error"] is None
+    assert plan["warnings"] == ["GPU 0000:01:00.0 (NVIDIA unknown, capability unknown): compute capability unknown "
+                                "(run gpu_facts with NVML), not planned for"]
+    assert [v["sm"] for v in plan["verdicts"]] == ["sm_90"]
+
+
+def test_source_on_a_host_that_does_not_build_waits_for_the_build_hosts_plan():
+    plan = resolve_stack(version="2.9.1", method="source", builds=False)
+    assert plan["error"] is None and plan["method"] == "source" and plan["channel"] is None
