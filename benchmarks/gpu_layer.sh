@@ -5,7 +5,8 @@
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [facts] [cuda_check]   (default: all)
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit]
+#   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 site=$(mktemp -d)
@@ -32,6 +33,57 @@ for part in "${parts[@]}"; do
         -m blackwell.pytorch.torch_cuda_check \
         -a "python=$(command -v python3) min_verdict=native require=native,native_sass_launch,flash_attention,triton"
       echo "wall: $(( ($(date +%s%N) - t0) / 1000000 )) ms" ;;
+    pytorch_adopt)
+      echo "=== pytorch role, adopt mode: /opt/torch/.venv registered as a stack, checked, activated ==="
+      root=$(mktemp -d)
+      t0=$(date +%s%N)
+      ansible-playbook playbooks/adopt.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" \
+        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh"
+      echo "wall: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+      echo "--- $root/pytorch after adopt ---"
+      ls -l "$root/pytorch" "$root/pytorch/venvs"
+      cat "$root/pytorch.sh" ;;
+    driver_toolkit)
+      echo "=== nvidia_driver + cuda_toolkit, manage: auto (adopt what the machine has; expect changed=0) ==="
+      echo "--- what is there ---"
+      head -n 1 /proc/driver/nvidia/version || true
+      pkgs=$(dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' 'nvidia-*' 'libnvidia-*' 'cuda-toolkit-*' 'cuda-drivers*' 2>/dev/null || true)
+      echo "${pkgs:-(no nvidia / cuda-toolkit package installed)}"
+      ls -ld /usr/local/cuda* || true
+      /usr/local/cuda/bin/nvcc --version | tail -n 2 || true
+      echo "nvcc --list-gpu-arch: $(/usr/local/cuda/bin/nvcc --list-gpu-arch | tr '\n' ' ')"
+      play=$(mktemp --suffix=.yml)
+      cat > "$play" <<'YAML'
+- name: Adopt the driver and the toolkit this machine has
+  hosts: all
+  gather_facts: true
+  roles:
+    - role: blackwell.pytorch.nvidia_driver
+    - role: blackwell.pytorch.cuda_toolkit
+  post_tasks:
+    - name: Summary
+      ansible.builtin.debug:
+        msg: >-
+          driver {{ nvidia_driver_status.action }} {{ nvidia_driver_status.version }} branch
+          {{ nvidia_driver_status.branch }} {{ nvidia_driver_status.flavor }}; reboot required
+          {{ nvidia_driver_status.reboot_required }}; CUDA {{ cuda_toolkit_status.versions | join(',') }}
+          {{ cuda_toolkit_status.action }} at {{ cuda_toolkit_status.dirs | dict2items | map(attribute='value') | join(',') }}
+          (nvcc {{ cuda_toolkit_status.nvcc | dict2items | map(attribute='value.full') | join(',') }})
+YAML
+      log=$(mktemp)
+      t0=$(date +%s%N)
+      set +e
+      ANSIBLE_CALLBACK_RESULT_FORMAT=json ansible-playbook "$play" -i localhost, -c local \
+        -e ansible_python_interpreter="$(command -v python3)" 2>&1 | tee "$log"
+      rc=${PIPESTATUS[0]}
+      set -e
+      wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+      recap=$(grep -E '^localhost +:' "$log" | tr -s ' ')
+      summary=$(grep -o '"msg": "driver [^"]*' "$log" | sed 's/"msg": "//')
+      printf '\n%-16s %s\n' part result
+      printf '%-16s rc=%s, %s ms\n' driver_toolkit "$rc" "$wall"
+      printf '%-16s %s\n' recap "${recap:-none}" summary "${summary:-none}"
+      [ "$rc" = 0 ] && echo "$recap" | grep -q 'changed=0 ' ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
   esac
 done
