@@ -5,7 +5,7 @@
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit]
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,17 @@ for part in "${parts[@]}"; do
     facts)
       echo "=== gpu_facts vs nvidia-smi ==="
       python3 benchmarks/gpu_facts_vs_smi.py ;;
+    site_full)
+      echo "=== site.yml, every stage: driver + toolkit (manage: auto), pytorch adopting /opt/torch/.venv ==="
+      root=$(mktemp -d)
+      t0=$(date +%s%N)
+      ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" \
+        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh"
+      echo "wall: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+      echo "--- second run (expect changed=0) ---"
+      ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" \
+        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" \
+        | tail -n 3 ;;
     cuda_check)
       echo "=== ansible localhost -m blackwell.pytorch.torch_cuda_check ==="
       t0=$(date +%s%N)
