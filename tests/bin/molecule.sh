@@ -12,6 +12,9 @@ scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null 
 # Offline wheelhouse for the tools role (the containers reach no index).
 .venv-test/bin/python -m pip download -q --no-deps -d .build/wheelhouse \
   "$(grep -h '^nvidia-ml-py==' requirements.txt)" 2>&1 | grep -v '^WARNING: Location' || true
+# The real CPU torch wheel and its dependencies for molecule/pytorch_real (mounted read-only).
+.venv-test/bin/python -m pip download -q --only-binary=:all: -d .build/wheelhouse-torch \
+  -r tests/requirements-torch-cpu.txt 2>&1 | grep -v '^WARNING: Location' || true
 scenarios=${MOLECULE_SCENARIOS:-$(cd molecule && ls -d */ | tr -d / | tr '\n' ' ')}
 declare -A took rc
 for s in $scenarios; do
