@@ -3,7 +3,7 @@
 # MOLECULE_SCENARIOS="a b" runs a subset.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 export CONTAINERS_CONF="$root/tests/fixtures/images/containers.conf"
 export PATH="$root/.venv-test/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections"
@@ -15,7 +15,7 @@ scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null 
 # The real CPU torch wheel and its dependencies for molecule/pytorch_real (mounted read-only).
 .venv-test/bin/python -m pip download -q --only-binary=:all: -d .build/wheelhouse-torch \
   -r tests/requirements-torch-cpu.txt 2>&1 | grep -v '^WARNING: Location' || true
-scenarios=${MOLECULE_SCENARIOS:-$(cd molecule && ls -d */ | tr -d / | tr '\n' ' ')}
+scenarios=${MOLECULE_SCENARIOS:-$(find molecule -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')}
 declare -A took rc
 for s in $scenarios; do
   echo "------------------- molecule scenario: $s -------------------"

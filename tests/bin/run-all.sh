@@ -3,7 +3,7 @@
 # print each layer's time and result, exit non-zero if any failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=(unit lint sanity molecule)
 
