@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Lint layer: ansible-lint, production profile, over the whole tree (yamllint included);
-# then the built tarball must install into a fresh collections path and ansible-doc must
-# render every module.
+# Lint layer: the collection is built from the checkout and installed into .build/collections
+# first (ansible-lint resolves blackwell.pytorch.* there and nowhere else), then ansible-lint,
+# production profile, over the whole tree (yamllint included); then the built tarball must
+# install into a fresh collections path and ansible-doc must render every module.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections" PATH="$root/.venv-test/bin:$PATH"
+scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null
+.venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root"
 ansible-lint --profile production --offline
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
@@ -17,4 +20,3 @@ for module in plugins/modules/*.py; do
   grep -q "^> MODULE $name " "$fresh/doc.txt" || { echo "ansible-doc $name did not render"; exit 1; }
   echo "ansible-doc $name: $(wc -l < "$fresh/doc.txt") lines"
 done
-scripts/install-collection.sh .venv-test "$root/.build/collections" >/dev/null

@@ -9,6 +9,8 @@ export PATH="$root/.venv-test/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections"
 tests/fixtures/images/build.sh || exit 1
 scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null || exit 1
+# The scenarios see the checkout's collection and no other copy (molecule's prerun is off).
+.venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root" || exit 1
 # Offline wheelhouse for the tools role (the containers reach no index).
 .venv-test/bin/python -m pip download -q --no-deps -d .build/wheelhouse \
   "$(grep -h '^nvidia-ml-py==' requirements.txt)" 2>&1 | grep -v '^WARNING: Location' || true
@@ -21,8 +23,13 @@ for s in $scenarios; do
   echo "------------------- molecule scenario: $s -------------------"
   t0=$(date +%s)
   # One run of a scenario at a time on this machine: scenarios use fixed container names.
-  flock "/tmp/blackwell-pytorch-molecule-$s.lock" molecule test -s "$s"
-  rc[$s]=$?
+  if .venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root" >/dev/null; then
+    flock "/tmp/blackwell-pytorch-molecule-$s.lock" molecule test -s "$s"
+    rc[$s]=$?
+  else
+    .venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root"
+    rc[$s]=1
+  fi
   took[$s]=$(( $(date +%s) - t0 ))
 done
 failed=0; passed=0
