@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils import torch_resolve, torch_source, torch_stacks
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve as torch_resolve, source_build as torch_source, stacks as torch_stacks
 
 
 def torch_plan(version, channel="", torchvision="", torchaudio="", companions=("torchvision", "torchaudio"),

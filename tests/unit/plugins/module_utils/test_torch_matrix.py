@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     companion_match, companion_versions, cuda_channels, parse_version)
 
 
@@ -74,7 +74,7 @@ def test_not_installed_and_unknown_line_are_not_judged():
 
 
 def test_known_versions_and_channels():
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
         channel_cuda, channel_sass, known_versions)
     assert known_versions()[:3] == ["2.6.0", "2.7.0", "2.7.1"] and known_versions()[-1] == "2.12.0"
     assert channel_cuda("cu128") == (12, 8) and channel_cuda("cu130") == (13, 0) and channel_cuda("cpu") is None

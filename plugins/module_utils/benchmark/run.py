@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_child import child_program, plan_arg
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_figures import figure, p2p_figures, peak_info
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_gates import evaluate, validate
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import SCHEMA
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, p2p_figures, peak_info
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import evaluate, validate
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import SCHEMA
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     MIN_REP_S, MIN_REPS, PROFILES, TESTS, WARMUP_S, resolve_sizes, select_tests, skip_reason, spec_of)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import check_interpreter, run_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import capability_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_peaks import product_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import product_line
 
 # Every child: torch's CUDA indices in PCI bus order (as nvidia-smi and NVML number them);
 # no override forcing TF32 into the fp32 GEMM; NVLink multicast off in NCCL, PyTorch and

@@ -18,9 +18,9 @@ so a role can assert on them with the message as is. No Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability, sm_string
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_images import kernel_image_verdict
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import kernel_image_verdict
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     COMPANION_LINES, COMPANIONS, PATCH_RELEASES, channel_cuda, channel_sass, companion_match,
     companion_versions, cuda_channels, known_versions, parse_version)
 
@@ -133,7 +133,7 @@ def resolve_version(requested):
         return {"version": "%d.%d.%d" % (line + (PATCH_RELEASES[line][-1],)), "channel": None}
     if not parsed or parsed["public"] not in known:
         return {"error": "torch %s is not in the version matrix; known versions: %s (set pytorch_version to one "
-                         "of them, or extend plugins/module_utils/torch_matrix.py)" % (text, ", ".join(known))}
+                         "of them, or extend plugins/module_utils/planning/matrix.py)" % (text, ", ".join(known))}
     local = text.partition("+")[2]
     if local and not parsed["channel"]:
         return {"error": "torch %s: the local label %s is not a wheel channel (cuXYZ); give the channel in "

@@ -18,11 +18,11 @@ import sys
 import time
 import warnings
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_models import OPS as MODEL_OPS
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_multi import allreduce, p2p
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_ops import OPS, Bench
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_timing import CPU_CACHE_BYTES, err_text
-from ansible_collections.blackwell.pytorch.plugins.module_utils.nvml_gpus import nvml_error_text, nvml_snapshot
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.models import OPS as MODEL_OPS
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.multi import allreduce, p2p
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import OPS, Bench
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES, err_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_error_text, nvml_snapshot
 
 
 def _attempt(func):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_timing import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
     check_close, err_text)
 
 _OP_BOUND = 2e-2

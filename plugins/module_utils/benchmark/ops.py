@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_timing import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
     Timer, check_close, check_equal, measure, random_tensor, rotation_sets, tensor_bytes)
 
 MIB = 1024 * 1024

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver_version import driver_branch
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_branch
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 OPEN_REQUIRED_FROM = (10, 0)   # Blackwell: only the open kernel modules drive it
 OPEN_SUPPORTED_FROM = (7, 5)   # Turing: the oldest GPU the open kernel modules support

@@ -22,7 +22,7 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 COMPUTE_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8")
 BANDWIDTH_KINDS = ("memory", "pcie")

@@ -11,10 +11,10 @@ value: a wrong kernel cannot post a fast time. Pure functions, no Ansible import
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_stats import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import (
     rate, slowest_per_rep, summarize)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import size_text, spec_of
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_peaks import peak
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import size_text, spec_of
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import peak
 
 SCALE = {"TFLOP/s": 1e12, "GB/s": 1e9, "tokens/s": 1.0, "images/s": 1.0}
 NO_PEAK = {"peak": None, "peak_source": None}

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import (
     capability_facts, parse_capability)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.pci_ids import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.pci_ids import (
     NVIDIA_VENDOR_ID, lookup)
 
 # PCI class codes (upper 16 bits of the 24-bit class): VGA controller, 3D controller.

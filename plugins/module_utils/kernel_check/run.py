@@ -21,14 +21,14 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import check_interpreter, run_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_child import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import (
     companions_source, facts_source, gpu_source)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_probes import PROBES
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import capability_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_images import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
     kernel_image_verdict, split_arch_list)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import COMPANIONS, companion_match
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, companion_match
 
 DEFAULT_TIMEOUT = 120
 DEFAULT_COMPILE_TIMEOUT = 600

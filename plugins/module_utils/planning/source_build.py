@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 DEFAULT_GIB_PER_JOB = 4.0
 _SPLIT = re.compile(r"[;\s]+")

@@ -9,8 +9,8 @@ becomes None instead of failing the whole fact set.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import capability_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.sysfs_gpus import normalize_bus_id
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
 
 
 def _text(value):

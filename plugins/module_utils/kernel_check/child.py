@@ -18,9 +18,9 @@ Child code stays Python 3.9 compatible. No Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import emit_result_source
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_probes import PROBES_SOURCE
-from ansible_collections.blackwell.pytorch.plugins.module_utils.native_sass_launch import SASS_SOURCE
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import emit_result_source
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES_SOURCE
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.native_sass import SASS_SOURCE
 
 PRELUDE = r'''
 import os, sys, time

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver_policy import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import (
     gpu_label, parse_package_lines, plain_version)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 _ARCH_12_0 = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
 # toolkit (major, minor) -> (minimum Linux driver of the GA release, compute_XY it targets).

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils import (
-    bench_main, bench_models, bench_multi, bench_ops, bench_timing, gpu_arch, nvml_gpus, pci_ids, sysfs_gpus)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import emit_result_source
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import main as bench_main, models as bench_models, multi as bench_multi
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import ops as bench_ops, timing as bench_timing
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import emit_result_source
 
 # Dependencies first: each module imports only modules listed before it.
 CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_ops, bench_models, bench_multi,

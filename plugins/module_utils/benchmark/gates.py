@@ -12,7 +12,7 @@ with host, GPU index and name, measured value, bound and peak; a figure that is 
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import TESTS, spec_of
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import TESTS, spec_of
 
 FRACTION = "min_fraction_of_peak"
 UNIT_BOUNDS = {"TFLOP/s": "min_tflops", "GB/s": "min_gbps", "tokens/s": "min_tokens_per_s",

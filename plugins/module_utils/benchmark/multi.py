@@ -24,7 +24,7 @@ import tempfile
 import time
 from datetime import timedelta
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_timing import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
     Timer, check_equal, err_text, measure, random_tensor)
 
 MIB = 1024 * 1024
