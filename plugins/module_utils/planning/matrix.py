@@ -43,12 +43,15 @@ CHANNEL_SASS = {
     "cu132": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
 }
 
-_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?([^+\s]*)(?:\+(\S+))?\s*$")
+_VERSION = re.compile(r"^\s*v?(?:(\d+)!)?(\d+)\.(\d+)(?:\.(\d+))?([^+\s]*)(?:\+(\S+))?\s*$")
 _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 
 
 def parse_version(text):
     """"2.11.0+cu130" -> {"release": (2, 11, 0), "public": "2.11.0", "channel": "cu130"}.
+
+    The target-side parser (no `packaging` on a stack's Python): an epoch stays in public
+    ("2!2.11.0"), pre/dev/post suffixes too ("2.11.0rc1", "2.11.0.dev20250101", "2.11.0.post1").
 
     channel is the local version label when it names a wheel channel (cuXYZ, cpu, rocmX.Y,
     xpu), else None (PyPI wheels without a label, source builds' +git labels). None for
@@ -57,10 +60,11 @@ def parse_version(text):
     match = _VERSION.match(str(text or ""))
     if not match:
         return None
-    major, minor, patch, suffix, local = match.groups()
+    epoch, major, minor, patch, suffix, local = match.groups()
     release = (int(major), int(minor), int(patch or 0))
     channel = local if local and _CHANNEL.match(local) else None
-    return {"release": release, "public": "%d.%d.%d%s" % (release + (suffix,)), "channel": channel}
+    public = "%d.%d.%d%s" % (release + (suffix,))
+    return {"release": release, "public": "%d!%s" % (int(epoch), public) if epoch else public, "channel": channel}
 
 
 def companion_versions(torch_version):
