@@ -13,8 +13,7 @@ import json
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import main as bench_main, models as bench_models, multi as bench_multi
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import ops as bench_ops, timing as bench_timing
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import (  # noqa: F401 (re-exported)
-    MAX_ARG_BYTES, child_program as _program, module_source)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program as _program
 
 # Dependencies first: each module imports only modules listed before it.
 CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_ops, bench_models, bench_multi,

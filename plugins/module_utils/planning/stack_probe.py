@@ -25,7 +25,7 @@ def probe(names, pip_check):
     out = {"pip_check": "", "versions": {}, "errors": {}}
     if pip_check:
         check = subprocess.run([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
         out["pip_check"] = check.stdout.strip() if check.returncode else ""
     for name in names:
         try:

@@ -10,8 +10,8 @@ import zipfile
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import child as bench_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import (
-    CHILD_MODULES, MAX_ARG_BYTES, child_program, plan_arg)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import CHILD_MODULES, child_program, plan_arg
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import MAX_ARG_BYTES, module_source
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
 
 PACKAGE = "ansible_collections/blackwell/pytorch/plugins/module_utils"
@@ -28,7 +28,7 @@ def test_the_program_compiles_and_fits_in_one_argument():
 def test_child_modules_come_before_the_modules_that_import_them():
     order = [module.__name__ for module in CHILD_MODULES]
     for position, module in enumerate(CHILD_MODULES):
-        source = bench_child.module_source(module)
+        source = module_source(module)
         for other in order[position:]:
             assert "from %s import" % other not in source, (module.__name__, other)
 
