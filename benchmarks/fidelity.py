@@ -29,7 +29,7 @@ PROFILES = ("quick", "standard")
 
 
 def module_figures(python, gpu):
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_run import run
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import run
     sizes = {"gemm_bf16": {"m": GEMM, "n": GEMM, "k": GEMM}, "memcpy": {"mib": COPY_MIB}}
     figures = {}
     for profile in PROFILES:

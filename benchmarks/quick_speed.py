@@ -90,7 +90,7 @@ def main():
     parser.add_argument("--json-dir", default=os.environ.get("OUT"))
     args = parser.parse_args()
     import_collection()
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_run import run
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import run
     summary = []
     for profile in args.profile:
         wall, count, children = run_profile(run, args.python, profile, args.gpus, args.json_dir)

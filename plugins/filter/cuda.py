@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils import cuda_compat, driver_policy, openpgp
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import cuda_compat, openpgp, policy as driver_policy
 
 
 def _text(value):

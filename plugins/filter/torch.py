@@ -1,13 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters the pytorch role plans with: the logic lives in module_utils (torch_resolve,
-torch_source, torch_stacks); each filter is documented in a sidecar YAML file of its name."""
+"""Filters the pytorch role plans with: the logic lives in module_utils/planning (resolve,
+source_build, lifecycle); each filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils import torch_resolve, torch_source, torch_stacks
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve as torch_resolve
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
 
 
 def torch_plan(version, channel="", torchvision="", torchaudio="", companions=("torchvision", "torchaudio"),
@@ -39,23 +40,12 @@ def torch_max_jobs(cpus, memory_mb, gib_per_job=torch_source.DEFAULT_GIB_PER_JOB
     return torch_source.max_jobs(cpus, memory_mb, gib_per_job=gib_per_job, override=override)
 
 
-def torch_stacks_to_prune(stacks, keep, current=None, previous=None):
-    try:
-        return torch_stacks.stacks_to_prune(stacks, keep, current, previous)
-    except ValueError as exc:
-        raise AnsibleFilterError("torch_stacks_to_prune: %s" % exc)
-
-
-def torch_installed_mismatches(expected, installed):
-    return torch_resolve.installed_mismatches(expected, installed)
-
-
 def torch_hashes_mismatches(text, pins):
     return torch_resolve.hashes_file_mismatches(text, pins)
 
 
-def torch_stack_name(version, channel=None):
-    return torch_resolve.stack_name(version, channel)
+def torch_pip_progress(log_text):
+    return lifecycle.pip_progress(log_text)
 
 
 class FilterModule(object):
@@ -65,8 +55,6 @@ class FilterModule(object):
             "torch_arch_list": torch_arch_list,
             "torch_arch_rejections": torch_arch_rejections,
             "torch_max_jobs": torch_max_jobs,
-            "torch_stacks_to_prune": torch_stacks_to_prune,
-            "torch_installed_mismatches": torch_installed_mismatches,
             "torch_hashes_mismatches": torch_hashes_mismatches,
-            "torch_stack_name": torch_stack_name,
+            "torch_pip_progress": torch_pip_progress,
         }

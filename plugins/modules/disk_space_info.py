@@ -65,7 +65,7 @@ paths:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.disk_space import space_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 
 
 def main():

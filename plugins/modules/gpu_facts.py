@@ -117,10 +117,10 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver_version import driver_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.nvml_gpus import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
     merge_with_sysfs, nvml_error_text, nvml_snapshot)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.sysfs_gpus import sysfs_gpus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import sysfs_gpus
 
 try:
     import pynvml

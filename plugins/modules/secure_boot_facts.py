@@ -54,7 +54,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.secure_boot import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
     EFIVAR_NAME, secure_boot_state)
 
 FIRMWARE_DIR = "/sys/firmware"

@@ -247,11 +247,11 @@ import sys
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_gates import failure_message
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import failure_message
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import (
     problems, schema_errors, write_json)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_run import BenchmarkError, run
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import PROFILES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import BenchmarkError, run
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import PROFILES
 
 
 def main():

@@ -272,8 +272,8 @@ import sys
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_policy import REQUIREMENTS, unmet
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_run import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import REQUIREMENTS, unmet
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import (
     DEFAULT_COMPILE_TIMEOUT, DEFAULT_PARALLEL, DEFAULT_TIMEOUT, run_check)
 
 

@@ -9,9 +9,8 @@ F = FilterModule().filters()
 
 
 def test_every_filter_is_there():
-    assert sorted(F) == ["torch_arch_list", "torch_arch_rejections", "torch_hashes_mismatches",
-                         "torch_installed_mismatches", "torch_max_jobs", "torch_plan", "torch_stack_name",
-                         "torch_stacks_to_prune"]
+    assert sorted(F) == ["torch_arch_list", "torch_arch_rejections", "torch_hashes_mismatches", "torch_max_jobs",
+                         "torch_pip_progress", "torch_plan"]
 
 
 def test_plan_through_the_filter():
@@ -25,15 +24,26 @@ def test_plan_bad_gpu_entry_is_a_filter_error():
         F["torch_plan"]("2.9.1", channel="cu128", gpus=[{"compute_capability": "twelve"}])
 
 
-def test_prune_keep_zero():
-    with pytest.raises(AnsibleFilterError, match="keep must be at least 1"):
-        F["torch_stacks_to_prune"]([], 0)
-
-
 def test_source_helpers():
     assert F["torch_arch_list"]([[{"sm": "sm_120"}], [{"sm": "sm_89"}]]) == "8.9;12.0"
     assert F["torch_max_jobs"](2, 6144)["max_jobs"] == 1
     assert F["torch_arch_rejections"]("12.0", "", "compute_90") == [
         {"name": "12.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
         {"name": "12.0", "reason": "nvcc --list-gpu-arch has no compute_120"}]
-    assert F["torch_stack_name"]("2.11.0+cu130", "cu130") == "torch-2.11.0-cu130"
+
+
+def test_hashes_mismatches_shell():
+    text = "torch==2.9.1+cu128 \\\n    --hash=sha256:00\ntorchvision==0.24.0+cu128\n"
+    assert F["torch_hashes_mismatches"](text, ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]) != []
+    assert F["torch_hashes_mismatches"](text, ["torch==2.9.1+cu128", "torchvision==0.24.0+cu128"]) == []
+
+
+def test_pip_progress_shell():
+    log = ("Looking in indexes: https://download.pytorch.org/whl/cu128\n"
+           "Collecting torch==2.9.1+cu128\n"
+           "  Downloading https://download.pytorch.org/whl/cu128/torch-2.9.1%2Bcu128-cp312-linux_x86_64.whl (899.7 MB)\n"
+           "Collecting numpy\n"
+           "  Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)\n")
+    assert F["torch_pip_progress"](log) == (
+        "2 downloads, 916.3 MB; Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)")
+    assert F["torch_pip_progress"]("") == "0 downloads, 0.0 MB; starting"

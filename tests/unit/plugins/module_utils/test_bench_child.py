@@ -9,10 +9,10 @@ import zipfile
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils import bench_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_child import (
-    CHILD_MODULES, MAX_ARG_BYTES, child_program, plan_arg)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import child as bench_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import CHILD_MODULES, child_program, plan_arg
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import MAX_ARG_BYTES, module_source
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
 
 PACKAGE = "ansible_collections/blackwell/pytorch/plugins/module_utils"
 
@@ -28,23 +28,25 @@ def test_the_program_compiles_and_fits_in_one_argument():
 def test_child_modules_come_before_the_modules_that_import_them():
     order = [module.__name__ for module in CHILD_MODULES]
     for position, module in enumerate(CHILD_MODULES):
-        source = bench_child.module_source(module)
+        source = module_source(module)
         for other in order[position:]:
             assert "from %s import" % other not in source, (module.__name__, other)
 
 
 def test_sources_are_read_from_a_zip_as_ansiballz_ships_them(tmp_path):
     archive = tmp_path / "payload.zip"
-    utils = os.path.dirname(bench_child.__file__)
+    utils = os.path.dirname(os.path.dirname(bench_child.__file__))
     with zipfile.ZipFile(str(archive), "w") as payload:
         parts = PACKAGE.split("/")
         for depth in range(1, len(parts) + 1):
             payload.writestr("/".join(parts[:depth]) + "/__init__.py", "")
-        for name in os.listdir(utils):
-            if name.endswith(".py"):
-                payload.write(os.path.join(utils, name), "%s/%s" % (PACKAGE, name))
+        for folder, _dirs, names in os.walk(utils):
+            inside = os.path.relpath(folder, utils)
+            for name in names:
+                if name.endswith(".py"):
+                    payload.write(os.path.join(folder, name), os.path.normpath("%s/%s/%s" % (PACKAGE, inside, name)))
     script = ("import hashlib, sys; sys.path.insert(0, %r)\n"
-              "from ansible_collections.blackwell.pytorch.plugins.module_utils import bench_child as c\n"
+              "from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import child as c\n"
               "assert type(c.__spec__.loader).__name__ == 'zipimporter', c.__spec__.loader\n"
               "print(hashlib.sha256(c.child_program().encode()).hexdigest())\n" % str(archive))
     out = subprocess.run([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

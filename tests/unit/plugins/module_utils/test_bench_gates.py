@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_figures import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import (
     figure, p2p_figures, peak_info)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_gates import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import (
     evaluate, failure_message, validate)
 
 H100 = {"name": "NVIDIA H100 80GB HBM3", "capability": [9, 0], "sm_count": 132, "max_sm_clock_mhz": 1980,

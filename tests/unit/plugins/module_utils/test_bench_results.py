@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_figures import figure, peak_info
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, peak_info
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import (
     SCHEMA, problems, schema_errors, write_json)
 
 H100 = {"name": "NVIDIA H100 80GB HBM3", "capability": [9, 0], "sm_count": 132}

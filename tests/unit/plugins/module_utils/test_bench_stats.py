@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_stats import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import (
     median, rate, slowest_per_rep, summarize)
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     MIB, PROFILE_TESTS, PROFILES, TESTS, resolve_sizes, select_tests, size_text, skip_reason, spec_of)
 
 

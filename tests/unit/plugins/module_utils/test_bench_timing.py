@@ -1,7 +1,7 @@
 """The timing loop's logic with a fake timer (the real one needs torch: see the CPU-mode module test)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_timing import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
     MAX_SETS, ends, err_text, measure, rotation_sets)
 
 MIB = 1024 * 1024

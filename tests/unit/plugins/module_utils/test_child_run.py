@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import (
     RESULT_MARKER, check_interpreter, emit_result_source, parse_child_output, run_child)
 
 

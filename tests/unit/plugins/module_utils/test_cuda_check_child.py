@@ -6,11 +6,11 @@ import sys
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import emit_result_source, run_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_child import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import emit_result_source, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import (
     GPU_PARTS, PRELUDE, companions_source, facts_source, gpu_source)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_probes import PROBES_SOURCE
-from ansible_collections.blackwell.pytorch.plugins.module_utils.native_sass_launch import SASS_SOURCE
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES_SOURCE
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.native_sass import SASS_SOURCE
 
 TORCH_PYTHON = os.environ.get("BLACKWELL_TEST_TORCH_PYTHON")
 needs_torch = pytest.mark.skipif(not TORCH_PYTHON, reason="needs a torch interpreter; make test sets "

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_check_policy import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import (
     REQUIREMENTS, unmet, wheel_remedy)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import capability_facts, parse_capability
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_images import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts, parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
     kernel_image_verdict, split_arch_list)
 
 CU121 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.cuda_compat import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import (
     compute_name, current_release, default_toolkit, driver_cuda_version, driver_supports, driver_tuple, minimum_driver,
     nvcc_check, package_name, parse_cuda_version, parse_found, parse_gpu_archs, parse_nvcc_version,
     toolkit_archs, toolkit_plan, toolkits_from_packages, untargetable)

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.disk_space import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import (
     mount_point, nearest_existing, space_report)
 
 Stat = collections.namedtuple("Stat", "f_bavail f_frsize f_blocks")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver_policy import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import (
     apt_choose_packages, apt_query_names, choose_flavor, driver_action, headers_meta_package, installed_driver,
     load_state, parse_apt_policy, parse_package_lines, plain_version)
 

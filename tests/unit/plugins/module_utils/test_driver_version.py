@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver_version import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import (
     cuda_version_string, driver_branch, driver_facts, parse_proc_version)
 from sysfs_tree import OPEN_LINE, PROPRIETARY_LINE
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import (
     arch_family, capability_facts, parse_capability, sm_string)
 
 

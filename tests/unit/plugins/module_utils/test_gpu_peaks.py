@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 import fake_pynvml as fake
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_peaks import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import (
     derived_memory_gbps, derived_tflops, flop_per_clock_per_sm, pcie_gbps, peak, product_line)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.nvml_gpus import nvml_snapshot
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_snapshot
 
 
 def gpu_from_nvml(card, sm_count, name=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 import fake_pynvml as fake
-from ansible_collections.blackwell.pytorch.plugins.module_utils.nvml_gpus import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
     merge_with_sysfs, nvml_error_text, nvml_snapshot)
 
 

@@ -9,7 +9,7 @@ import tempfile
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.openpgp import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp import (
     OpenPGPError, check_key, dearmor, key_fingerprint, key_info, normalize_fingerprint, packets)
 
 # Armored public keys made with GnuPG 2.2.40 for these tests, with what

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.gpu_arch import parse_capability
-from ansible_collections.blackwell.pytorch.plugins.module_utils.pci_ids import PCI_IDS, lookup
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.pci_ids import PCI_IDS, lookup
 
 
 # Every PCI id named in the design's domain facts (DOMAIN.md section 1 and the lent H100).

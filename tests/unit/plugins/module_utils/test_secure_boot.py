@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.secure_boot import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
     parse_efivar, parse_mokutil, secure_boot_state)
 
 

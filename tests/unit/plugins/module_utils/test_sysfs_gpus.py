@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.sysfs_gpus import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import (
     normalize_bus_id, pcie_gen_from_speed, sysfs_gpus)
 from sysfs_tree import add_pci
 

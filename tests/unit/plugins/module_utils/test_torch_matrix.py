@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     companion_match, companion_versions, cuda_channels, parse_version)
 
 
@@ -28,6 +28,10 @@ def test_cuda_channels():
 
 @pytest.mark.parametrize("text,release,public,channel", [
     ("2.11.0+cu130", (2, 11, 0), "2.11.0", "cu130"), ("0.26.0", (0, 26, 0), "0.26.0", None),
+    ("2!2.11.0", (2, 11, 0), "2!2.11.0", None), ("2.11.0rc1", (2, 11, 0), "2.11.0rc1", None),
+    ("2.11.0.dev20250101", (2, 11, 0), "2.11.0.dev20250101", None),
+    ("2.11.0.post1", (2, 11, 0), "2.11.0.post1", None), ("2.9.1+cu128", (2, 9, 1), "2.9.1", "cu128"),
+    ("2.10.0a0+git1234abc", (2, 10, 0), "2.10.0a0", None),
     ("2.12.0a0+git1234abc", (2, 12, 0), "2.12.0a0", None), ("2.13.0+cpu", (2, 13, 0), "2.13.0", "cpu"),
     ("2.4.1+rocm6.1", (2, 4, 1), "2.4.1", "rocm6.1"), ("2.6", (2, 6, 0), "2.6.0", None),
 ])
@@ -74,7 +78,7 @@ def test_not_installed_and_unknown_line_are_not_judged():
 
 
 def test_known_versions_and_channels():
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_matrix import (
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
         channel_cuda, channel_sass, known_versions)
     assert known_versions()[:3] == ["2.6.0", "2.7.0", "2.7.1"] and known_versions()[-1] == "2.12.0"
     assert channel_cuda("cu128") == (12, 8) and channel_cuda("cu130") == (13, 0) and channel_cuda("cpu") is None

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_resolve import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import (
     channel_verdicts, default_version, hashes_file_mismatches, installed_mismatches, parse_cuda,
     requirement_pins, resolve_stack, resolve_version, source_channel, stack_name)
 

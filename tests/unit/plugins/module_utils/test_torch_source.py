@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_source import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.source_build import (
     accepted_names, arch_list, arch_rejections, max_jobs, nvcc_rejections, nvcc_version, split_arch_list)
 
 # The two shapes of the numeric test in select_compute_arch.cmake: trees from before Blackwell match a

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_stacks import parse_stack, stacks_to_prune
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stacks import parse_stack, stacks_to_prune
 
 STACKS = [{"name": "torch-2.7.1-cu128", "mtime": 100}, {"name": "torch-2.8.0-cu128", "mtime": 200},
           {"name": "torch-2.9.1-cu128", "mtime": 300}, {"name": "torch-2.9.0-cu128", "mtime": 400},

@@ -10,10 +10,10 @@ import sys
 import pytest
 
 import fake_pynvml as fake
-from ansible_collections.blackwell.pytorch.plugins.module_utils import bench_run
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import schema_errors
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import MIB, spec_of
-from ansible_collections.blackwell.pytorch.plugins.module_utils.nvml_gpus import nvml_snapshot
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import run as bench_run
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import schema_errors
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import MIB, spec_of
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_snapshot
 from ansible_collections.blackwell.pytorch.plugins.modules import torch_benchmark
 
 HOST = socket.gethostname()

@@ -1,0 +1,127 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark child: entry point. argv[1] is a JSON plan whose `mode` says what to do.
+
+- probe: torch build, CUDA availability, every GPU's properties, NVML facts (through
+  nvml_gpus, when nvidia-ml-py imports); a torch that does not import is reported, not raised.
+- device: the per-device tests of the plan on one device ("cuda:N" or "cpu").
+- multi: allreduce then p2p over the plan's GPUs (or gloo CPU ranks).
+device and multi emit everything gathered so far after each test, so a crash or a
+timeout keeps the earlier figures. Runs inside the child, no Ansible import.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+import warnings
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.models import OPS as MODEL_OPS
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.multi import allreduce, p2p
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import OPS, Bench
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES, err_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_error_text, nvml_snapshot
+
+
+def _attempt(func):
+    try:
+        return func()
+    except Exception:
+        return None
+
+
+def _uuid(props):
+    text = str(getattr(props, "uuid", "") or "")
+    return (text if text.startswith("GPU-") else "GPU-" + text) if text else None
+
+
+def _nvml():
+    try:
+        import pynvml
+    except ImportError:
+        return None, "nvidia-ml-py is not installed for %s" % sys.executable
+    try:
+        return nvml_snapshot(pynvml)["gpus"], None
+    except pynvml.NVMLError as err:
+        return None, nvml_error_text(err)
+
+
+def probe(plan, emit):
+    try:
+        import torch
+    except BaseException as exc:  # ImportError, or a broken install failing while it loads
+        emit({"torch_error": err_text(exc),
+              "torch_missing": isinstance(exc, ImportError) and getattr(exc, "name", None) == "torch"})
+        return
+    facts = {"torch": {"version": torch.__version__, "cuda": torch.version.cuda,
+                       "cudnn": _attempt(torch.backends.cudnn.version), "python": platform.python_version()},
+             "cpu": {"name": platform.processor() or platform.machine(), "threads": torch.get_num_threads()},
+             "cuda_available": False, "cuda_error": None, "devices": [], "nvml": None, "nvml_error": None}
+    if plan["device"] == "cuda":
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            facts["cuda_available"] = torch.cuda.is_available()
+        if not facts["cuda_available"]:
+            facts["cuda_error"] = str(caught[0].message).strip() if caught else (
+                "torch %s was built without CUDA" % torch.__version__ if torch.version.cuda is None
+                else "torch.cuda.is_available() is False")
+        else:
+            for index in range(torch.cuda.device_count()):
+                props = torch.cuda.get_device_properties(index)
+                facts["devices"].append({
+                    "index": index, "name": props.name, "capability": [props.major, props.minor],
+                    "sm_count": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
+                    "memory_total_mib": props.total_memory // (1024 * 1024), "uuid": _uuid(props)})
+            facts["nvml"], facts["nvml_error"] = _nvml()
+    emit(facts)
+
+
+def run_device(plan, emit):
+    import torch
+    device = torch.device(plan["device"])
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+        cache = torch.cuda.get_device_properties(device).L2_cache_size
+    else:
+        cache = CPU_CACHE_BYTES
+    bench = Bench(torch, device, plan["settings"], cache)
+    ops = dict(OPS, **MODEL_OPS)
+    results = {}
+    with torch.no_grad():
+        for test in plan["tests"]:
+            start = time.monotonic()
+            try:
+                result = ops[test["op"]](bench, test["size"], test.get("dtype"))
+            except Exception as exc:
+                result = {"error": err_text(exc)}
+            result["wall_s"] = round(time.monotonic() - start, 3)
+            results[test["name"]] = result
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+            emit({"tests": results})
+
+
+def run_multi(plan, emit):
+    import torch
+    gpus = plan.get("gpus")
+    results = {}
+    # allreduce forks its ranks, which must happen before this process initialises CUDA.
+    for test in sorted(plan["tests"], key=lambda test: test["op"] != "allreduce"):
+        start = time.monotonic()
+        try:
+            if test["op"] == "allreduce":
+                result = allreduce(torch, gpus, test["size"], plan["settings"], plan["collective_timeout_s"])
+            else:
+                result = p2p(torch, gpus, test["size"], plan["settings"])
+        except Exception as exc:
+            result = {"error": err_text(exc)}
+        result["wall_s"] = round(time.monotonic() - start, 3)
+        results[test["name"]] = result
+        emit({"tests": results})
+
+
+def main(argv, emit):
+    plan = json.loads(argv[0])
+    {"probe": probe, "device": run_device, "multi": run_multi}[plan["mode"]](plan, emit)

@@ -1,0 +1,233 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run the benchmark: validate the options, probe the interpreter, run one child per device
+(one after the other, each with its own timeout) and one child between GPUs, then assemble
+the result document with its gate verdict.
+
+Bad input is refused before any child starts; what only the probe can tell (no GPU, a GPU
+too old for a gated test, a single GPU for a multi-GPU gate) is refused before any test
+runs. No Ansible import: the module shell calls run(params, host).
+"""
+from __future__ import annotations
+
+import time
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, p2p_figures, peak_info
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import evaluate, validate
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import SCHEMA
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
+    MIN_REP_S, MIN_REPS, PROFILES, TESTS, WARMUP_S, resolve_sizes, select_tests, skip_reason, spec_of)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import product_line
+
+# Every child: torch's CUDA indices in PCI bus order (as nvidia-smi and NVML number them);
+# no override forcing TF32 into the fp32 GEMM; NVLink multicast off in NCCL, PyTorch and
+# NVSHMEM (on shared hosts a program using it can put every GPU out of service).
+CHILD_ENV = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": None,
+             "NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+PROBE_TIMEOUT = 120
+NVML_KEYS = ("max_sm_clock_mhz", "max_mem_clock_mhz", "memory_bus_width_bits", "pcie_gen_current",
+             "pcie_gen_max", "pcie_width_current", "pcie_width_max", "power_limit_w")
+
+
+class BenchmarkError(Exception):
+    """Bad input, or an interpreter that cannot run the benchmark: the module fails with it."""
+
+
+def settings_for(params):
+    profile = PROFILES[params["profile"]]
+    return {"reps": params.get("reps") or profile["reps"], "warmup_s": WARMUP_S, "min_rep_s": MIN_REP_S,
+            "timeout": params.get("timeout") or profile["timeout"]}
+
+
+def _not_selected(names, params):
+    why = "not in tests" if params.get("tests") else "not in profile %s" % params["profile"]
+    return dict((name, why) for name in TESTS if name not in names)
+
+
+def static_plan(params):
+    """(test names, sizes, settings) from the options alone; BenchmarkError lists every problem."""
+    device = params["device"]
+    names, errors = select_tests(params["profile"], params.get("tests"))
+    sizes, size_errors = resolve_sizes(names, params["profile"], device, params.get("sizes"))
+    errors.extend(size_errors if names else [])
+    if params.get("reps") is not None and params["reps"] < MIN_REPS:
+        errors.append("reps must be at least %d (the median of >= %d repetitions), got %d"
+                      % (MIN_REPS, MIN_REPS, params["reps"]))
+    if params.get("timeout") is not None and params["timeout"] <= 0:
+        errors.append("timeout must be positive, got %s" % params["timeout"])
+    if device == "cpu" and params.get("gpus"):
+        errors.append("gpus applies to device cuda only")
+    not_run = _not_selected(names, params)
+    for name in names:
+        reason = skip_reason(name, device)
+        if reason:
+            not_run[name] = reason
+    errors.extend(validate(params.get("gates") or {}, not_run, device))
+    if errors:
+        raise BenchmarkError("; ".join(errors))
+    return names, sizes, settings_for(params)
+
+
+def _probe(python, program, device):
+    result = run_child(python, program, [plan_arg({"mode": "probe", "device": device})], env=CHILD_ENV,
+                       timeout=PROBE_TIMEOUT)
+    if result["status"] != "ok":
+        raise BenchmarkError("probing torch in %s: child %s: %s" % (python, result["status"], result["error"]))
+    facts = result["result"]
+    if "torch_error" in facts:
+        if facts["torch_missing"]:
+            raise BenchmarkError("torch is not installed in %s" % python)
+        raise BenchmarkError("torch does not import in %s: %s" % (python, facts["torch_error"]))
+    return facts
+
+
+def _gpus(facts, wanted, python):
+    """The selected GPUs, each with its NVML facts (matched by UUID) under `nvml`."""
+    if not facts["cuda_available"] or not facts["devices"]:
+        raise BenchmarkError("device cuda: torch %s in %s sees no CUDA GPU (%s); use device cpu to run the "
+                             "benchmark without one" % (facts["torch"]["version"], python, facts["cuda_error"]))
+    by_index = dict((gpu["index"], gpu) for gpu in facts["devices"])
+    unknown = [index for index in wanted or [] if index not in by_index]
+    if unknown:
+        raise BenchmarkError("gpus %s not found: torch sees GPU(s) %s" % (unknown, sorted(by_index)))
+    nvml = dict((gpu.get("uuid"), gpu) for gpu in facts.get("nvml") or [])
+    selected = []
+    for index in sorted(set(wanted)) if wanted else sorted(by_index):
+        gpu = dict(by_index[index])
+        entry = nvml.get(gpu["uuid"])
+        gpu["nvml"] = dict((key, entry.get(key)) for key in NVML_KEYS) if entry else None
+        selected.append(gpu)
+    return selected
+
+
+def _peak_gpu(gpu):
+    """What gpu_peaks needs, from torch's and NVML's facts."""
+    result = {"name": gpu["name"], "capability": gpu["capability"], "sm_count": gpu["sm_count"]}
+    result.update(gpu["nvml"] or {})
+    return result
+
+
+def _skips(names, device, gpus):
+    """{test: {gpu index (None on CPU): reason}} for selected tests that cannot run."""
+    skips = {}
+    for name in names:
+        for gpu in gpus or [None]:
+            reason = skip_reason(name, device, gpu["capability"] if gpu else None, len(gpus) if gpus else None)
+            if reason:
+                skips.setdefault(name, {})[gpu["index"] if gpu else None] = reason
+    return skips
+
+
+def _check_gates_after_probe(params, names, skips, gpus):
+    not_run = _not_selected(names, params)
+    for name, where in skips.items():
+        reason = sorted(set(where.values()))[0]
+        if gpus and spec_of(name)["scope"] == "device":
+            reason = "%s on GPU(s) %s" % (reason, ", ".join(str(index) for index in sorted(where)))
+        not_run[name] = reason
+    errors = validate(params.get("gates") or {}, not_run, params["device"])
+    if errors:
+        raise BenchmarkError("; ".join(errors))
+
+
+def _child(python, program, plan, timeout):
+    if not plan["tests"]:
+        return {"status": "ok", "error": None, "seconds": 0.0, "result": {"tests": {}}}
+    return run_child(python, program, [plan_arg(plan)], env=CHILD_ENV, timeout=timeout)
+
+
+def _entry(test, sizes):
+    spec = spec_of(test)
+    return {"name": test, "op": spec["op"], "dtype": spec["dtype"], "size": sizes[test]}
+
+
+def _device_entry(gpu, facts):
+    if gpu is None:
+        return {"index": None, "device": "cpu", "name": facts["cpu"]["name"], "uuid": None,
+                "compute_capability": None, "sm": None, "arch_family": None, "product_line": None,
+                "sm_count": None, "l2_bytes": None, "memory_total_mib": None, "nvml": None,
+                "threads": facts["cpu"]["threads"]}
+    entry = {"index": gpu["index"], "device": "cuda:%d" % gpu["index"], "name": gpu["name"], "uuid": gpu["uuid"],
+             "product_line": product_line(gpu["name"]), "sm_count": gpu["sm_count"], "l2_bytes": gpu["l2_bytes"],
+             "memory_total_mib": gpu["memory_total_mib"], "nvml": gpu["nvml"]}
+    entry.update(capability_facts(*gpu["capability"]))
+    return entry
+
+
+def _missing(result):
+    if result["status"] == "ok":
+        return None
+    return "the benchmark child %s before this test: %s" % (result["status"], result["error"])
+
+
+def _run_device(python, program, run, gpu, facts):
+    names, sizes, settings, skips = run["names"], run["sizes"], run["settings"], run["skips"]
+    key = gpu["index"] if gpu else None
+    device_tests = [name for name in names if spec_of(name)["scope"] == "device"]
+    todo = [name for name in device_tests if key not in skips.get(name, {})]
+    plan = {"mode": "device", "device": "cuda:%d" % key if gpu else "cpu", "settings": settings,
+            "tests": [_entry(name, sizes) for name in todo]}
+    result = _child(python, program, plan, settings["timeout"])
+    raw = (result["result"] or {}).get("tests") or {}
+    peak_gpu = _peak_gpu(gpu) if gpu else None
+    figures = {}
+    for name in device_tests:
+        found = {"skipped": skips[name][key]} if name not in todo else raw.get(name)
+        figures[name] = figure(name, sizes[name], found, peak_info(name, peak_gpu), _missing(result))
+    entry = _device_entry(gpu, facts)
+    entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures)
+    return entry
+
+
+def _run_multi(python, program, run, gpus):
+    names, sizes, settings, skips = run["names"], run["sizes"], run["settings"], run["skips"]
+    tests = [name for name in names if spec_of(name)["scope"] == "multi"]
+    if not tests:
+        return None
+    todo = [name for name in tests if name not in skips]
+    plan = {"mode": "multi", "device": "cuda" if gpus else "cpu", "gpus": [gpu["index"] for gpu in gpus or []],
+            "settings": settings, "collective_timeout_s": settings["timeout"] / 2.0,
+            "tests": [_entry(name, sizes) for name in todo]}
+    result = _child(python, program, plan, settings["timeout"])
+    raw = (result["result"] or {}).get("tests") or {}
+    figures = {}
+    for name in tests:
+        found = {"skipped": sorted(set(skips[name].values()))[0]} if name in skips else raw.get(name)
+        if name == "p2p":
+            figures[name] = p2p_figures(sizes[name], found, _missing(result))
+        else:
+            figures[name] = figure(name, sizes[name], found, peak_info(name, {} if gpus else None), _missing(result))
+    status = result["status"] if todo else "skipped"
+    return {"gpus": plan["gpus"], "status": status, "error": result["error"], "seconds": result["seconds"],
+            "figures": figures}
+
+
+def run(params, host):
+    """The result document of a benchmark run (BenchmarkError for what cannot be run)."""
+    started, start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.monotonic()
+    names, sizes, settings = static_plan(params)
+    python, device = params["python"], params["device"]
+    problem = check_interpreter(python)
+    if problem:
+        raise BenchmarkError(problem)
+    program = child_program()
+    facts = _probe(python, program, device)
+    gpus = _gpus(facts, params.get("gpus"), python) if device == "cuda" else None
+    skips = _skips(names, device, gpus)
+    _check_gates_after_probe(params, names, skips, gpus)
+    plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips}
+    devices = [_run_device(python, program, plan, gpu, facts) for gpu in gpus or [None]]
+    document = {
+        "schema": SCHEMA, "host": host, "device": device, "profile": params["profile"], "tests": names,
+        "started": started, "python": python, "torch": facts["torch"], "settings": settings,
+        "nvml_error": facts.get("nvml_error"), "devices": devices,
+        "multi_gpu": _run_multi(python, program, plan, gpus),
+    }
+    document["seconds"] = round(time.monotonic() - start, 3)
+    gates = params.get("gates") or {}
+    document["gates"] = {"bounds": gates, "failures": evaluate(gates, document, host)}
+    return document

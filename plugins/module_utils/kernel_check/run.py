@@ -1,0 +1,225 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run the whole torch_cuda_check with one interpreter and assemble its report.
+
+Children (each with its own timeout, see cuda_check_child), on a small thread pool:
+- facts (build, GPUs) and, beside it, companions (torchvision, torchaudio imports);
+- then per GPU, side by side:
+  - normal:          op mix + feature probes, PTX JIT variables removed;
+  - disable_ptx_jit: op mix + native-SASS launch test, CUDA_DISABLE_PTX_JIT=1;
+  - force_ptx_jit:   op mix, CUDA_FORCE_PTX_JIT=1;
+- compile: torch.compile, only when asked (seconds to minutes), once the normal op mix ran.
+Each child pays for its own torch import and CUDA start (about 5 s on an H100 host), which
+is why they overlap. A child that times out or crashes is reported in the parts it did not
+finish.
+
+No Ansible import: the module and benchmarks/cuda_check_time.py call run_check().
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import (
+    companions_source, facts_source, gpu_source)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
+    kernel_image_verdict, split_arch_list)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, companion_match
+
+DEFAULT_TIMEOUT = 120
+DEFAULT_COMPILE_TIMEOUT = 600
+DEFAULT_PARALLEL = 4
+_NO_JIT_VARS = {"CUDA_DISABLE_PTX_JIT": None, "CUDA_FORCE_PTX_JIT": None}
+# mode -> (parts, environment)
+MODES = (
+    ("normal", ("ops", "probes"), _NO_JIT_VARS),
+    ("disable_ptx_jit", ("ops", "sass"), dict(_NO_JIT_VARS, CUDA_DISABLE_PTX_JIT="1")),
+    ("force_ptx_jit", ("ops",), dict(_NO_JIT_VARS, CUDA_FORCE_PTX_JIT="1")),
+)
+
+
+def version_string(code):
+    """cuDNN / NCCL version codes as text: 91002 -> "9.10.2", 2708 -> "2.7.8", (2, 27, 5) -> "2.27.5"."""
+    if code is None:
+        return None
+    if isinstance(code, (list, tuple)):
+        return ".".join(str(part) for part in code)
+    code = int(code)
+    major, rest = (code // 10000, code % 10000) if code >= 10000 else (code // 1000, code % 1000)
+    return "%d.%d.%d" % (major, rest // 100, rest % 100)
+
+
+def part_of(child, name):
+    """The `name` part of a GPU child's result, or why it is missing (timeout, crash, CUDA init)."""
+    payload = child["result"] or {}
+    if name in payload:
+        return payload[name]
+    init = payload.get("init") or {}
+    if init.get("status") == "failed":
+        return {"status": "failed", "error": "CUDA initialisation failed: %s" % init["error"]}
+    status = child["status"] if child["status"] != "ok" else "failed"
+    return {"status": status, "error": child["error"] or "the child reported no %s result" % name}
+
+
+def _predictions(verdict, sm):
+    """mode -> (should the op mix run, why), from the arch list alone."""
+    compute = sm.replace("sm_", "compute_")
+    normal = ((True, "the build has %s for %s" % (verdict["image"], sm)) if verdict["verdict"] != "none"
+              else (False, "the build has no kernel image for %s" % sm))
+    disable = ((True, "%s SASS runs without JIT" % verdict["image"]) if verdict["verdict"] == "native"
+               else (False, "only native SASS may run and the build has none for %s" % sm))
+    force = ((True, "PTX %s is JIT-compiled for %s" % (verdict["ptx_image"], sm)) if verdict["ptx_image"]
+             else (False, "the build has no PTX <= %s, so nothing can load when the driver must JIT-compile "
+                          "PTX: the build is not forward compatible, the install is not broken" % compute))
+    return {"normal": normal, "disable_ptx_jit": disable, "force_ptx_jit": force}
+
+
+def annotate_run(run, should_run, why):
+    """Add expected (the outcome is what the arch list predicts) and a note saying why."""
+    if run["status"] not in ("ok", "failed"):
+        run.update(expected=False, note="unexpected: the child ended with %s" % run["status"])
+    elif (run["status"] == "ok") == should_run:
+        run.update(expected=True, note="expected: %s" % why)
+    else:
+        run.update(expected=False, note="unexpected: predicted to %s because %s" % (
+            "run" if should_run else "fail", why))
+    return run
+
+
+def _probes(normal, compile_child, torch_compile):
+    probes = part_of(normal, "probes")
+    if "status" in probes:  # the child never got to the probes
+        probes = dict((name, dict(probes)) for name in PROBES if name != "torch_compile")
+    if compile_child is not None:
+        probes["torch_compile"] = part_of(compile_child, "compile")
+    elif torch_compile:
+        probes["torch_compile"] = {"status": "skipped", "reason": "the basic op mix failed on this GPU"}
+    else:
+        probes["torch_compile"] = {"status": "skipped",
+                                   "reason": "torch_compile is false (it compiles for seconds to minutes)"}
+    return probes
+
+
+def assemble_gpu(device, arch_list, children, compile_child, torch_compile):
+    """Verdict, the three runs, the native-SASS launch and the probes of one GPU."""
+    capability = tuple(device["capability"])
+    gpu = dict((key, device.get(key)) for key in (
+        "index", "name", "uuid", "pci_bus_id", "memory_total_mib", "multi_processor_count"))
+    gpu.update(capability_facts(*capability))
+    verdict = gpu["kernel_image"] = kernel_image_verdict(arch_list, capability)
+    predictions = _predictions(verdict, gpu["sm"])
+    gpu["runs"] = {}
+    for mode, _parts, env in MODES:
+        run = dict(part_of(children[mode], "ops"), child_seconds=children[mode]["seconds"],
+                   env=" ".join("%s=%s" % (key, value) for key, value in sorted(env.items()) if value) or None)
+        gpu["runs"][mode] = annotate_run(run, *predictions[mode])
+    gpu["native_sass_launch"] = part_of(children["disable_ptx_jit"], "sass")
+    gpu["probes"] = _probes(children["normal"], compile_child, torch_compile)
+    return gpu
+
+
+def _companions(torch_version, child):
+    companions = {}
+    for name in COMPANIONS:
+        payload = child["result"] or {}
+        found = payload.get(name) or {
+            "version": None, "import_error": "the companions child ended (%s) before importing %s: %s" % (
+                child["status"], name, child["error"] or payload.get("torch_import_error"))}
+        match = companion_match(torch_version, name, found["version"])
+        companions[name] = {"installed": found["version"], "import_ok": found["import_error"] is None,
+                            "import_error": found["import_error"], "expected": match["expected"],
+                            "match": match["match"], "reason": match["reason"]}
+    return companions
+
+
+def facts_error(python, child):
+    """Why the facts child gave nothing to go on (None when it did)."""
+    facts = child["result"]
+    if facts is None:
+        return "could not read torch's build facts with %s: the child %s: %s" % (
+            python, child["status"], child["error"])
+    if facts.get("torch_missing"):
+        return "torch is not installed in %s" % python
+    if facts.get("torch_import_error"):
+        return "torch cannot be imported in %s: %s" % (python, facts["torch_import_error"])
+    return None
+
+
+class _Children(object):
+    """Starts children on a thread pool and keeps, in start order, what each one did."""
+
+    def __init__(self, python, timeout, pool):
+        self.python, self.timeout, self.pool, self.started = python, timeout, pool, []
+
+    def start(self, name, gpu, source, args=(), env=None, timeout=None):
+        future = self.pool.submit(run_child, self.python, source, args=args, env=env,
+                                  timeout=timeout or self.timeout)
+        self.started.append((name, gpu, future))
+        return future
+
+    def entries(self):
+        entries = []
+        for name, gpu, future in self.started:
+            child = future.result()
+            entry = {"name": name, "gpu": gpu, "status": child["status"], "seconds": child["seconds"],
+                     "error": child["error"], "phases": (child["result"] or {}).get("phases")}
+            if child["status"] != "ok":
+                entry["stderr_tail"] = child["stderr_tail"][-800:]
+            entries.append(entry)
+        return entries
+
+
+def _start_gpu(children, device):
+    return dict((mode, children.start(mode, device["index"], gpu_source(parts),
+                                      args=(device["index"], ",".join(parts)), env=env))
+                for mode, parts, env in MODES)
+
+
+def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, torch_compile=False,
+              parallel=DEFAULT_PARALLEL):
+    """The whole check. Returns the report; report["error"] is set when `python` or its torch cannot be used.
+
+    At most `parallel` children run at a time (1: one after the other, the cleanest timings).
+    """
+    start = time.monotonic()
+    report = {"python": python, "error": check_interpreter(python), "build": None, "companions": None,
+              "cuda": None, "gpus": [], "children": [], "seconds": None}
+    if report["error"] is None:
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            children = _Children(python, timeout, pool)
+            facts_job = children.start("facts", None, facts_source())
+            companions_job = children.start("companions", None, companions_source())
+            report["error"] = facts_error(python, facts_job.result())
+            if report["error"] is None:
+                _report_gpus(report, facts_job.result()["result"], children, torch_compile, compile_timeout)
+                report["companions"] = _companions(report["build"]["torch_version"], companions_job.result())
+            report["children"] = children.entries()
+    report["seconds"] = round(time.monotonic() - start, 3)
+    return report
+
+
+def _report_gpus(report, facts, children, torch_compile, compile_timeout):
+    split = split_arch_list(facts["arch_list"])
+    report["build"] = {
+        "torch_version": facts["torch_version"], "git_version": facts["git_version"],
+        "cuda_runtime": facts["cuda"], "cudnn": version_string(facts["cudnn"]),
+        "nccl": {"available": facts["nccl_available"], "version": version_string(facts["nccl"])},
+        "arch_list": facts["arch_list"], "sass": split["sass"], "ptx": split["ptx"],
+        "device_count": len(facts["devices"]),
+    }
+    report["cuda"] = {"available": facts["cuda_available"], "reason": facts["cuda_unavailable_reason"]}
+    jobs = [_start_gpu(children, device) for device in facts["devices"]]
+    compile_jobs = []
+    for device, gpu_jobs in zip(facts["devices"], jobs):
+        normal_ops = part_of(gpu_jobs["normal"].result(), "ops")
+        compile_jobs.append(children.start(
+            "compile", device["index"], gpu_source(("compile",)), args=(device["index"], "compile"),
+            env=_NO_JIT_VARS, timeout=compile_timeout) if torch_compile and normal_ops["status"] == "ok" else None)
+    for device, gpu_jobs, compile_job in zip(facts["devices"], jobs, compile_jobs):
+        report["gpus"].append(assemble_gpu(
+            device, facts["arch_list"], dict((mode, job.result()) for mode, job in gpu_jobs.items()),
+            compile_job.result() if compile_job else None, torch_compile))

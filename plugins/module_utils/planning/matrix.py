@@ -1,0 +1,133 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""torch -> torchvision / torchaudio companion versions and Linux CUDA channels (DOMAIN.md 4).
+
+torch, torchvision and torchaudio must come from one release line and one channel: torch
+2.11.0 goes with torchvision 0.26.0 and torchaudio 2.11.0 (the patch level follows torch's:
+2.7.1 -> 0.22.1 / 2.7.1). The table is a fallback for what the package index says; extend
+it when a release line appears.
+
+No Ansible import: torch_cuda_check and the pytorch role's filters use it.
+"""
+from __future__ import annotations
+
+import re
+
+# torch line -> (torchvision line, torchaudio line or None where the index must be checked,
+# Linux CUDA channels on download.pytorch.org).
+COMPANION_LINES = {
+    (2, 6): ("0.21", "2.6", ("cu118", "cu124", "cu126")),
+    (2, 7): ("0.22", "2.7", ("cu118", "cu126", "cu128")),
+    (2, 8): ("0.23", "2.8", ("cu126", "cu128", "cu129")),
+    (2, 9): ("0.24", "2.9", ("cu126", "cu128", "cu130")),
+    (2, 10): ("0.25", "2.10", ("cu126", "cu128", "cu130")),
+    (2, 11): ("0.26", "2.11", ("cu126", "cu128", "cu129", "cu130")),
+    (2, 12): ("0.27", None, ("cu126", "cu129", "cu130", "cu132")),
+}
+COMPANIONS = ("torchvision", "torchaudio")
+# Patch releases of each line on download.pytorch.org (DOMAIN.md 4); the newest is last.
+PATCH_RELEASES = {
+    (2, 6): (0,), (2, 7): (0, 1), (2, 8): (0,), (2, 9): (0, 1), (2, 10): (0,), (2, 11): (0,), (2, 12): (0,),
+}
+# SASS that Linux wheels of a CUDA channel carry (DOMAIN.md 4: measured on 2.7.1+cu126, 2.9.1+cu128 and
+# 2.11.0+cu130; the other channels follow their toolkit's limits: no Blackwell before CUDA 12.8, no
+# sm_50..sm_70 from CUDA 13 on). A plan made before anything is installed; the installed wheel's real
+# torch.cuda.get_arch_list() is what torch_cuda_check judges afterwards.
+_PRE_BLACKWELL = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+CHANNEL_SASS = {
+    "cu118": _PRE_BLACKWELL, "cu124": _PRE_BLACKWELL, "cu126": _PRE_BLACKWELL,
+    "cu128": ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+    "cu129": ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+    "cu130": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+    "cu132": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+}
+
+_VERSION = re.compile(r"^\s*v?(?:(\d+)!)?(\d+)\.(\d+)(?:\.(\d+))?([^+\s]*)(?:\+(\S+))?\s*$")
+_CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
+
+
+def parse_version(text):
+    """"2.11.0+cu130" -> {"release": (2, 11, 0), "public": "2.11.0", "channel": "cu130"}.
+
+    The target-side parser (no `packaging` on a stack's Python): an epoch stays in public
+    ("2!2.11.0"), pre/dev/post suffixes too ("2.11.0rc1", "2.11.0.dev20250101", "2.11.0.post1").
+
+    channel is the local version label when it names a wheel channel (cuXYZ, cpu, rocmX.Y,
+    xpu), else None (PyPI wheels without a label, source builds' +git labels). None for
+    text that is not a version.
+    """
+    match = _VERSION.match(str(text or ""))
+    if not match:
+        return None
+    epoch, major, minor, patch, suffix, local = match.groups()
+    release = (int(major), int(minor), int(patch or 0))
+    channel = local if local and _CHANNEL.match(local) else None
+    public = "%d.%d.%d%s" % (release + (suffix,))
+    return {"release": release, "public": "%d!%s" % (int(epoch), public) if epoch else public, "channel": channel}
+
+
+def companion_versions(torch_version):
+    """{"torchvision": "0.26.0", "torchaudio": "2.11.0"} for torch "2.11.0+cu130".
+
+    A value is None where the table does not know it; None when torch's line is unknown.
+    """
+    parsed = parse_version(torch_version)
+    line = parsed and COMPANION_LINES.get(parsed["release"][:2])
+    if not line:
+        return None
+    patch = parsed["release"][2]
+    vision, audio, _channels = line
+    return {
+        "torchvision": "%s.%d" % (vision, patch),
+        "torchaudio": "%s.%d" % (audio, patch) if audio else None,
+    }
+
+
+def cuda_channels(torch_version):
+    """The Linux CUDA channels that carry torch's release line, () when unknown."""
+    parsed = parse_version(torch_version)
+    line = parsed and COMPANION_LINES.get(parsed["release"][:2])
+    return line[2] if line else ()
+
+
+def companion_match(torch_version, package, installed_version):
+    """Whether `package` (torchvision|torchaudio) at `installed_version` fits torch.
+
+    Returns {"expected": version or None, "match": True|False|None (not installed, or a torch
+    line the table does not know), "reason": str}.
+    """
+    expected = (companion_versions(torch_version) or {}).get(package)
+    installed = parse_version(installed_version)
+    torch_parsed = parse_version(torch_version)
+    if installed is None:
+        return {"expected": expected, "match": None, "reason": "%s is not installed" % package}
+    if expected is None:
+        return {"expected": None, "match": None,
+                "reason": "no %s version known for torch %s: check the package index" % (package, torch_version)}
+    if installed["release"] != parse_version(expected)["release"]:
+        return {"expected": expected, "match": False,
+                "reason": "%s %s does not belong to torch %s (expected %s)"
+                          % (package, installed_version, torch_version, expected)}
+    if installed["channel"] and torch_parsed["channel"] and installed["channel"] != torch_parsed["channel"]:
+        return {"expected": expected, "match": False,
+                "reason": "%s %s is from channel %s, torch %s from %s"
+                          % (package, installed_version, installed["channel"], torch_version, torch_parsed["channel"])}
+    return {"expected": expected, "match": True,
+            "reason": "%s %s matches torch %s" % (package, installed_version, torch_version)}
+
+
+def known_versions():
+    """Every torch release the table knows, oldest first: ["2.6.0", "2.7.0", "2.7.1", ...]."""
+    return ["%d.%d.%d" % (line + (patch,)) for line in sorted(PATCH_RELEASES) for patch in PATCH_RELEASES[line]]
+
+
+def channel_cuda(channel):
+    """"cu128" -> (12, 8), "cu130" -> (13, 0); None for cpu, rocm and anything else."""
+    match = re.match(r"^cu(\d+)(\d)$", str(channel or ""))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def channel_sass(channel):
+    """The SASS a channel's Linux wheels carry (CHANNEL_SASS), () when the table does not know it."""
+    return CHANNEL_SASS.get(channel, ())

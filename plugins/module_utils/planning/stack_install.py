@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Install a planned stack: its venv, the one pip call with exact pins, pip check, the imports, the marker.
+
+The steps run through `runner`, an object with run(argv, log=None) -> (rc, stdout, stderr)
+and probe(python, names, pip_check) -> the stack probe's result or an error text, so unit tests
+drive every rule with a fake. No Ansible import.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import MARKER, VENVS, verify_problems
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
+
+
+class StackError(Exception):
+    """A step failed; the message names the stack and what broke."""
+
+
+def stack_paths(root, stack):
+    """(directory, interpreter) of a stack under root."""
+    directory = os.path.join(root, VENVS, stack)
+    return directory, os.path.join(directory, "bin", "python")
+
+
+def installed_versions(pip_list_json):
+    """{name: version} from `pip list --format=json`."""
+    return dict((item["name"], item["version"]) for item in json.loads(pip_list_json or "[]"))
+
+
+def marker_text(record):
+    """The marker file's content: the record as indented JSON, sorted keys, newline-terminated."""
+    return json.dumps(record, indent=4, sort_keys=True) + "\n"
+
+
+def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None):
+    """Bring venvs/<stack> to the plan. Returns a result dict; raises StackError on a broken stack.
+
+    result: stack, python, created (venv made), installed (the pip call ran), missing (what
+    differed before), versions (what the imports report), marker (written or would be), changed.
+    """
+    directory, stack_python = stack_paths(root, stack)
+    result = {"stack": stack, "python": stack_python, "created": False, "installed": False,
+              "missing": [], "versions": {}, "marker": False, "changed": False}
+    exists = os.path.exists(stack_python)
+    if not exists:
+        result["created"] = True
+        result["missing"] = sorted("%s missing (want %s)" % item for item in expected.items())
+        if check_mode:
+            result["installed"] = result["marker"] = result["changed"] = True
+            return result
+        _run(runner, [python, "-m", "venv", directory], "create the venv %s" % directory)
+    else:
+        rc, out, err = runner.run([stack_python, "-m", "pip", "list", "--format=json", "--disable-pip-version-check"])
+        if rc != 0:
+            raise StackError("%s: pip list failed: %s" % (stack, (err or out).strip()[-500:]))
+        result["missing"] = installed_mismatches(expected, installed_versions(out))
+    if result["missing"]:
+        result["installed"] = True
+        if check_mode:
+            result["changed"] = result["marker"] = True
+            return result
+        rc, out, err = runner.run([stack_python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
+                                  + list(pip_args), log=log)
+        if rc != 0:
+            raise StackError("%s: pip install failed (%s kept, current not moved): %s" % (
+                stack, directory, (err or out).strip()[-1500:]))
+    found = runner.probe(stack_python, sorted(expected), True)
+    if not isinstance(found, dict):
+        raise StackError("%s: the stack's interpreter could not be probed: %s" % (stack, found))
+    result["versions"] = found.get("versions", {})
+    problems = verify_problems(found, installed_mismatches(expected, result["versions"]))
+    if problems:
+        raise StackError("%s is not consistent (%s kept, current not moved): %s" % (stack, directory, "; ".join(problems)))
+    marker = os.path.join(directory, MARKER)
+    text = marker_text(record)
+    if not os.path.exists(marker) or _read(marker) != text:
+        result["marker"] = True
+        if not check_mode:
+            with open(marker, "w") as handle:
+                handle.write(text)
+            os.chmod(marker, 0o644)
+    result["changed"] = result["created"] or result["installed"] or result["marker"]
+    return result
+
+
+def _read(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+def _run(runner, argv, what):
+    rc, out, err = runner.run(argv)
+    if rc != 0:
+        raise StackError("could not %s: %s" % (what, (err or out).strip()[-500:]))
+    return out

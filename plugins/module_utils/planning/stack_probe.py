@@ -1,0 +1,40 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Child code the pytorch_stack module runs with a stack's own interpreter.
+
+main(argv, emit): argv[0] is a comma-separated list of packages (torch,torchvision,...);
+argv[1] is "check" to run `pip check` too. Emits {"pip_check": text of a failing pip check
+or "", "versions": {name: __version__}, "errors": {name: "Type: message"}}.
+Runs in the stack's Python (3.9+), shipped by common.child_program. No Ansible import.
+"""
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+
+def error_text(exc):
+    """"Type: first line of the message"."""
+    lines = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, lines[0]) if lines else type(exc).__name__
+
+
+def probe(names, pip_check):
+    out = {"pip_check": "", "versions": {}, "errors": {}}
+    if pip_check:
+        check = subprocess.run([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+        out["pip_check"] = check.stdout.strip() if check.returncode else ""
+    for name in names:
+        try:
+            out["versions"][name] = str(importlib.import_module(name).__version__)
+        except BaseException as exc:  # a broken wheel raises anything, even SystemExit
+            out["errors"][name] = error_text(exc)
+    return out
+
+
+def main(argv, emit):
+    names = [name for name in (argv[0] if argv else "").split(",") if name]
+    emit(probe(names, len(argv) > 1 and argv[1] == "check"))

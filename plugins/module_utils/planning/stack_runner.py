@@ -1,0 +1,72 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the pytorch_stack module runs on the host: commands, the stack probe child, adoption.
+
+Runner wraps an AnsibleModule (run_command) for the steps of stack_install.install(); pip's
+output goes to a log file while it runs, so a poller can report progress. The probe runs
+planning.stack_probe in the stack's interpreter through common.child_program.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, stack_probe
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError
+
+
+def probe(python, names, pip_check, timeout):
+    """The stack probe's result dict, or the text of why it gave none."""
+    ran = run_child(python, child_program((stack_probe,), stack_probe, "stack probe"),
+                    [",".join(names), "check" if pip_check else "no-check"], timeout=timeout)
+    if ran["status"] == "ok":
+        return ran["result"]
+    return ran["error"] or ran["stderr_tail"] or ran["status"]
+
+
+def adopt(root, path, check_mode, timeout=300):
+    """Link `path` in as venvs/<stack>, the name from its torch version. Returns stack, python, changed."""
+    python = os.path.join(path, "bin", "python3")
+    if not os.path.exists(python):
+        raise StackError("pytorch_adopt_path %s has no bin/python3." % path)
+    found = probe(python, ["torch"], False, timeout)
+    if not isinstance(found, dict) or found["errors"]:
+        why = found["errors"]["torch"] if isinstance(found, dict) else found
+        raise StackError("pytorch_adopt_path %s: torch does not import there: %s" % (path, why))
+    stack = lifecycle.adopt_name(found["versions"]["torch"])
+    link = os.path.join(root, lifecycle.VENVS, stack)
+    changed = not (os.path.islink(link) and os.readlink(link) == path)
+    if changed and not check_mode:
+        os.makedirs(os.path.dirname(link), mode=0o755, exist_ok=True)
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(path, link)
+    return {"stack": stack, "python": python, "changed": changed}
+
+
+class Runner(object):
+    """The host side of stack_install.install() for one module run."""
+
+    def __init__(self, module, timeout):
+        self.module = module
+        self.timeout = timeout
+
+    def run(self, argv, log=None):
+        try:
+            if not log:
+                return self.module.run_command(argv, handle_exceptions=False)
+            with open(log, "w") as handle:
+                rc = subprocess.call(argv, stdout=handle, stderr=subprocess.STDOUT)
+        except OSError as exc:  # no such interpreter
+            return 127, "", str(exc)
+        with open(log) as handle:
+            return rc, handle.read()[-4000:], ""
+
+    def probe(self, python, names, pip_check):
+        return probe(python, names, pip_check, self.timeout)
+
+    def adopt(self, root, path, check_mode):
+        return adopt(root, path, check_mode, self.timeout)

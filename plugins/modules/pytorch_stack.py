@@ -1,0 +1,182 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: pytorch_stack
+short_description: The life of PyTorch stacks under a root (install, adopt, switch, roll back, prune)
+version_added: 0.2.0
+description:
+  - Stacks live in O(root)/venvs/<stack>; O(root)/current points to the active one and O(root)/previous to
+    the one a rollback returns to. Links move through a new link renamed over the old one (atomic).
+  - V(present) creates the venv, runs the one pip call with exact pins (only when the installed versions
+    differ from O(expected)), then C(pip check) and an import of every package in the stack's own
+    interpreter, and writes the marker file. A stack that fails the check is kept for inspection.
+  - V(adopted) links an existing environment in as a stack named from its torch version.
+  - V(current) points current at O(stack) (previous at the stack current left).
+  - V(rolled_back) swaps current and previous; in check mode it returns the interpreter to check first.
+  - V(pruned) deletes stacks beyond O(keep), never current, then previous kept first.
+  - The planning (versions, pins, pip arguments) is the caller's; the pytorch role passes its plan.
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+options:
+  root:
+    description: Directory that holds venvs/, current and previous.
+    type: path
+    required: true
+  state:
+    description: What to do (see the description).
+    type: str
+    choices: [present, adopted, current, rolled_back, pruned]
+    required: true
+  stack:
+    description: Stack name (torch-<version>-<channel>), for V(present) and V(current).
+    type: str
+  python:
+    description: Interpreter that creates the venv (V(present)).
+    type: path
+  expected:
+    description: Package name to version the stack must hold (V(present)).
+    type: dict
+    default: {}
+  pip_args:
+    description: Arguments after C(pip install) (index or wheelhouse, options, pins or the hashes file).
+    type: list
+    elements: str
+    default: []
+  record:
+    description: What the marker file records (V(present)).
+    type: dict
+    default: {}
+  log:
+    description:
+      - File that receives pip's output while it installs, for progress reports (V(present)).
+      - When the module ends, C(<log>.rc) holds O(run_id) and the outcome (V(0) done, V(1) failed).
+    type: path
+  run_id:
+    description: What C(<log>.rc) starts with, so that a poller tells this run's end from an earlier one's.
+    type: str
+    default: ""
+  path:
+    description: The environment to adopt (V(adopted)); it must hold bin/python3.
+    type: path
+  keep:
+    description: How many stacks V(pruned) keeps (at least 1).
+    type: int
+    default: 2
+  timeout:
+    description: Seconds the stack's interpreter may take to import the packages.
+    type: int
+    default: 300
+"""
+
+EXAMPLES = r"""
+- name: Install the planned stack
+  blackwell.pytorch.pytorch_stack:
+    root: /opt/pytorch
+    state: present
+    stack: torch-2.9.1-cu128
+    python: /usr/bin/python3
+    expected: {torch: 2.9.1+cu128, torchvision: 0.24.1+cu128}
+    pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128, torchvision==0.24.1+cu128]
+
+- name: Activate it
+  blackwell.pytorch.pytorch_stack:
+    root: /opt/pytorch
+    state: current
+    stack: torch-2.9.1-cu128
+"""
+
+RETURN = r"""
+stack: {description: The stack acted on., returned: when a stack is named or found, type: str, sample: torch-2.9.1-cu128}
+python: {description: Its interpreter., returned: when a stack is named or found, type: str}
+missing: {description: What differed from O(expected) before the pip call., returned: state present, type: list}
+versions: {description: What the imports report., returned: state present, type: dict}
+links: {description: Where current and previous point after the change (or would)., returned: always, type: dict}
+removed: {description: Stacks deleted (or that would be)., returned: state pruned, type: list}
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError, install
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import Runner
+
+
+def switch(module, root, plan, result):
+    links = lifecycle.read_links(root)
+    after = dict(links, **plan)
+    result.update(changed=bool(plan), links=after, diff={"before": links, "after": after})
+    if plan and not module.check_mode:
+        lifecycle.apply_switch(root, plan)
+
+
+def write_end(log, run_id, done):
+    """<log>.rc: the run's id and its outcome, for the poller that follows the install."""
+    if not os.path.isdir(os.path.dirname(log)):
+        os.makedirs(os.path.dirname(log), mode=0o755)
+    with open(log + ".rc", "w") as handle:
+        handle.write("%s %d\n" % (run_id, 0 if done else 1))
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            root=dict(type="path", required=True),
+            state=dict(type="str", required=True, choices=["present", "adopted", "current", "rolled_back", "pruned"]),
+            stack=dict(type="str"), python=dict(type="path"), expected=dict(type="dict", default={}),
+            pip_args=dict(type="list", elements="str", default=[]), record=dict(type="dict", default={}),
+            log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
+            timeout=dict(type="int", default=300), run_id=dict(type="str", default="")),
+        required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
+                     ("state", "adopted", ("path",))],
+        supports_check_mode=True)
+    params, root = module.params, module.params["root"]
+    runner = Runner(module, params["timeout"])
+    result = {"changed": False}
+    try:
+        if params["state"] == "present":
+            try:
+                result.update(install(runner, root, params["stack"], params["python"], params["expected"],
+                                      params["pip_args"], params["record"], module.check_mode, params["log"]))
+            finally:
+                if params["log"] and not module.check_mode:
+                    write_end(params["log"], params["run_id"], "stack" in result)
+        elif params["state"] == "adopted":
+            result.update(runner.adopt(root, params["path"], module.check_mode))
+        elif params["state"] == "current":
+            switch(module, root, lifecycle.switch_plan(lifecycle.read_links(root),
+                                                       lifecycle.stack_target(params["stack"])), result)
+        elif params["state"] == "rolled_back":
+            plan, error = lifecycle.rollback_plan(root, lifecycle.read_links(root))
+            if error:
+                module.fail_json(msg=error)
+            result["python"] = lifecycle.stack_python(root, plan["current"])
+            result["stack"] = os.path.basename(plan["current"])
+            switch(module, root, plan, result)
+        else:
+            result["removed"] = lifecycle.prune_plan(root, params["keep"])
+            result["changed"] = bool(result["removed"])
+            if not module.check_mode:
+                for name in result["removed"]:
+                    lifecycle.remove_stack(root, name)
+    except (StackError, ValueError, OSError) as exc:
+        module.fail_json(msg=str(exc), **result)
+    result.setdefault("links", lifecycle.read_links(root) if os.path.isdir(root) else {})
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

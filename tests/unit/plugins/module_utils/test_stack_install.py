@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import (
+    StackError, install, marker_text)
+
+EXPECTED = {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}
+PINS = ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]
+RECORD = {"stack": "torch-2.9.1-cu128", "pins": PINS}
+
+
+class FakeHost(object):
+    """Plays the venv, pip and the probe: `installed` is what pip list reports."""
+
+    def __init__(self, root, installed=None, probe=None, pip_rc=0):
+        self.root, self.installed, self.pip_rc = root, installed, pip_rc
+        self.found = probe
+        self.calls = []
+
+    def run(self, argv, log=None):
+        self.calls.append(argv[1:4] if argv[1] == "-m" else argv)
+        if argv[1:3] == ["-m", "venv"]:
+            os.makedirs(os.path.join(argv[3], "bin"))
+            open(os.path.join(argv[3], "bin", "python"), "w").close()
+            return 0, "", ""
+        if argv[3] == "list":
+            return 0, json.dumps([{"name": k, "version": v} for k, v in (self.installed or {}).items()]), ""
+        if argv[3] == "install":
+            assert argv[-2:] == PINS
+            if self.pip_rc:
+                return self.pip_rc, "ERROR: No matching distribution found for torch==2.9.1+cu128", ""
+            self.installed = dict(EXPECTED)
+            return 0, "Successfully installed torch torchvision", ""
+        raise AssertionError(argv)
+
+    def probe(self, python, names, pip_check):
+        assert pip_check and names == ["torch", "torchvision"]
+        return self.found or {"pip_check": "", "versions": dict(self.installed), "errors": {}}
+
+
+def run(tmp_path, host, check_mode=False):
+    return install(host, str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3", EXPECTED, PINS, RECORD,
+                   check_mode=check_mode)
+
+
+def test_a_new_stack_is_created_installed_checked_and_marked(tmp_path):
+    host = FakeHost(tmp_path)
+    result = run(tmp_path, host)
+    assert result["changed"] and result["created"] and result["installed"] and result["marker"]
+    assert [call[:3] for call in host.calls] == [["-m", "venv", str(tmp_path / "venvs" / "torch-2.9.1-cu128")],
+                                                 ["-m", "pip", "install"]]
+    marker = tmp_path / "venvs" / "torch-2.9.1-cu128" / ".blackwell-stack.json"
+    assert marker.read_text() == marker_text(RECORD)
+    assert json.loads(marker.read_text()) == RECORD
+
+
+def test_a_complete_stack_is_left_alone(tmp_path):
+    host = FakeHost(tmp_path)
+    run(tmp_path, host)
+    host.calls = []
+    result = run(tmp_path, host)
+    assert not result["changed"] and result["missing"] == []
+    assert host.calls == [["-m", "pip", "list"]]
+
+
+def test_a_stack_with_a_wrong_companion_is_reinstalled(tmp_path):
+    host = FakeHost(tmp_path)
+    run(tmp_path, host)
+    host.installed["torchvision"] = "0.24.0+cu128"
+    result = run(tmp_path, host)
+    assert result["installed"] and result["missing"] == ["torchvision 0.24.0+cu128 (want 0.24.1+cu128)"]
+
+
+def test_check_mode_creates_nothing(tmp_path):
+    host = FakeHost(tmp_path)
+    result = run(tmp_path, host, check_mode=True)
+    assert result["changed"] and result["created"] and host.calls == []
+    assert not (tmp_path / "venvs").exists()
+
+
+def test_check_mode_on_a_stack_that_lacks_a_package(tmp_path):
+    host = FakeHost(tmp_path)
+    run(tmp_path, host)
+    host.installed.pop("torchvision")
+    host.calls = []
+    result = run(tmp_path, host, check_mode=True)
+    assert result["changed"] and result["missing"] == ["torchvision missing (want 0.24.1+cu128)"]
+    assert host.calls == [["-m", "pip", "list"]]
+
+
+def test_a_failed_pip_call_names_the_stack_and_keeps_it(tmp_path):
+    with pytest.raises(StackError, match=r"torch-2.9.1-cu128: pip install failed \(.*torch-2.9.1-cu128 kept, current "
+                                         r"not moved\): ERROR: No matching distribution"):
+        run(tmp_path, FakeHost(tmp_path, pip_rc=1))
+
+
+def test_an_inconsistent_stack_is_refused_with_what_broke(tmp_path):
+    found = {"pip_check": "torchvision 0.24.1 requires torch==2.9.1", "versions": {"torch": "2.9.1+cu128"},
+             "errors": {"torchvision": "RuntimeError: operator torchvision::nms does not exist"}}
+    with pytest.raises(StackError) as err:
+        run(tmp_path, FakeHost(tmp_path, probe=found))
+    assert str(err.value) == (
+        "torch-2.9.1-cu128 is not consistent (%s kept, current not moved): pip check: torchvision 0.24.1 requires "
+        "torch==2.9.1; import torchvision: RuntimeError: operator torchvision::nms does not exist; versions: "
+        "torchvision missing (want 0.24.1+cu128)" % (tmp_path / "venvs" / "torch-2.9.1-cu128"))
+    assert not (tmp_path / "venvs" / "torch-2.9.1-cu128" / ".blackwell-stack.json").exists()
+
+
+def test_an_interpreter_that_cannot_be_probed_is_refused(tmp_path):
+    host = FakeHost(tmp_path)
+    host.probe = lambda python, names, pip_check: "killed by SIGSEGV"
+    with pytest.raises(StackError, match="could not be probed: killed by SIGSEGV"):
+        run(tmp_path, host)

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import os
+import sys
+
+from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_stack
+
+
+def venv(root, name):
+    """A stack whose interpreter is this test's Python (the probe runs in it)."""
+    path = root / "venvs" / name / "bin"
+    path.mkdir(parents=True)
+    os.symlink(sys.executable, str(path / "python"))
+    os.symlink(sys.executable, str(path / "python3"))
+
+
+def links(root):
+    return {name: os.readlink(str(root / name)) for name in ("current", "previous") if os.path.islink(str(root / name))}
+
+
+def test_current_switch_with_diff_and_check_mode(tmp_path, run_module):
+    venv(tmp_path, "torch-2.9.1-cu128")
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "current", "stack": "torch-2.9.1-cu128",
+                                                "_ansible_check_mode": True})
+    assert status == "exit" and result["changed"] and links(tmp_path) == {}
+    assert result["diff"]["after"]["current"] == "venvs/torch-2.9.1-cu128"
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "current", "stack": "torch-2.9.1-cu128"})
+    assert result["changed"] and links(tmp_path) == {"current": "venvs/torch-2.9.1-cu128"}
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "current", "stack": "torch-2.9.1-cu128"})
+    assert status == "exit" and not result["changed"]
+
+
+def test_rolled_back_in_check_mode_names_the_interpreter_to_check(tmp_path, run_module):
+    venv(tmp_path, "torch-2.9.1-cu128")
+    venv(tmp_path, "torch-2.9.1-cu130")
+    os.symlink("venvs/torch-2.9.1-cu130", str(tmp_path / "current"))
+    os.symlink("venvs/torch-2.9.1-cu128", str(tmp_path / "previous"))
+    args = {"root": str(tmp_path), "state": "rolled_back"}
+    status, result = run_module(pytorch_stack, dict(args, _ansible_check_mode=True))
+    assert result["python"] == str(tmp_path / "venvs/torch-2.9.1-cu128/bin/python3")
+    assert links(tmp_path)["current"] == "venvs/torch-2.9.1-cu130"
+    status, result = run_module(pytorch_stack, args)
+    assert status == "exit" and links(tmp_path) == {"current": "venvs/torch-2.9.1-cu128",
+                                                    "previous": "venvs/torch-2.9.1-cu130"}
+
+
+def test_rolled_back_refused(tmp_path, run_module):
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "rolled_back"})
+    assert status == "fail" and result["msg"].startswith("nothing to roll back to:")
+
+
+def test_pruned(tmp_path, run_module):
+    for name in ("torch-2.8.0-cu128", "torch-2.9.0-cu128", "torch-2.9.1-cu128"):
+        venv(tmp_path, name)
+    os.symlink("venvs/torch-2.8.0-cu128", str(tmp_path / "current"))
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "pruned", "keep": 2,
+                                                "_ansible_check_mode": True})
+    assert result["changed"] and len(result["removed"]) == 1 and len(os.listdir(str(tmp_path / "venvs"))) == 3
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "pruned", "keep": 2})
+    assert sorted(os.listdir(str(tmp_path / "venvs"))) == sorted(["torch-2.8.0-cu128"] + [
+        name for name in ("torch-2.9.0-cu128", "torch-2.9.1-cu128") if name not in result["removed"]])
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "pruned", "keep": 0})
+    assert status == "fail" and "keep must be at least 1" in result["msg"]
+
+
+def test_adopted_names_the_stack_from_torch(tmp_path, run_module):
+    env = tmp_path / "env"
+    (env / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, str(env / "bin" / "python3"))
+    site = tmp_path / "site" / "torch"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("__version__ = '2.11.0+cu130'\n")
+    os.environ["PYTHONPATH"] = str(tmp_path / "site")
+    try:
+        status, result = run_module(pytorch_stack, {"root": str(tmp_path / "root"), "state": "adopted", "path": str(env)})
+    finally:
+        del os.environ["PYTHONPATH"]
+    assert status == "exit" and result["stack"] == "torch-2.11.0-cu130" and result["changed"]
+    assert os.readlink(str(tmp_path / "root/venvs/torch-2.11.0-cu130")) == str(env)
+
+
+def test_adopted_refuses_a_path_without_python(tmp_path, run_module):
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "adopted", "path": str(tmp_path / "x")})
+    assert status == "fail" and result["msg"] == "pytorch_adopt_path %s has no bin/python3." % (tmp_path / "x")
+
+
+def test_present_in_check_mode_creates_nothing(tmp_path, run_module):
+    status, result = run_module(pytorch_stack, {
+        "root": str(tmp_path), "state": "present", "stack": "torch-2.9.1-cu128", "python": sys.executable,
+        "expected": {"torch": "2.9.1+cu128"}, "pip_args": ["torch==2.9.1+cu128"], "_ansible_check_mode": True})
+    assert status == "exit" and result["changed"] and result["created"] and not (tmp_path / "venvs").exists()
+
+
+def test_the_end_of_a_run_is_marked_with_its_id(tmp_path):
+    log = tmp_path / "venvs" / ".torch-2.9.1-cu128.pip.log"
+    pytorch_stack.write_end(str(log), "1795404319.77", True)
+    assert (tmp_path / "venvs" / ".torch-2.9.1-cu128.pip.log.rc").read_text() == "1795404319.77 0\n"
+    pytorch_stack.write_end(str(log), "1795404400.01", False)
+    assert (tmp_path / "venvs" / ".torch-2.9.1-cu128.pip.log.rc").read_text() == "1795404400.01 1\n"
+
+
+def test_a_failed_present_still_marks_its_end(tmp_path, run_module):
+    log = tmp_path / "logs" / "pip.log"
+    status, result = run_module(pytorch_stack, {
+        "root": str(tmp_path), "state": "present", "stack": "torch-2.9.1-cu128", "python": str(tmp_path / "nopython"),
+        "expected": {"torch": "2.9.1+cu128"}, "log": str(log), "run_id": "r1"})
+    assert status == "fail" and "could not create the venv" in result["msg"]
+    assert (tmp_path / "logs" / "pip.log.rc").read_text() == "r1 1\n"
