@@ -39,6 +39,7 @@ author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
   - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.ACTIONGROUP_TORCH
   - blackwell.pytorch.attributes.INFO_MODULE
 options:
   python:
