@@ -27,8 +27,9 @@ done
 echo "tarball: $(grep -c . "$work/contents") entries, no dev-only file"
 
 # 2. galaxy-importer
-GALAXY_IMPORTER_CONFIG="$root/tests/release/galaxy-importer.cfg" GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP="$work/ansible-tmp" \
-  python -m galaxy_importer.main "$tarball" > "$work/importer.log" 2>&1 || { cat "$work/importer.log"; exit 1; }
+(cd "$work" && GALAXY_IMPORTER_CONFIG="$root/tests/release/galaxy-importer.cfg" \
+  GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP="$work/ansible-tmp" python -m galaxy_importer.main "$tarball") \
+  > "$work/importer.log" 2>&1 || { cat "$work/importer.log"; exit 1; }
 findings=$(sed -n '/^Linting collection via ansible-lint/,/^\.\.\.ansible-lint run complete/p' "$work/importer.log" | sed '1d;$d')
 grep -q '^Importer processing completed successfully' "$work/importer.log" && [ -z "$findings" ] \
   || { cat "$work/importer.log"; echo "galaxy-importer did not accept the collection cleanly"; exit 1; }
