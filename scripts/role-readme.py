@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Write the variables section of every role's README from its meta/argument_specs.yml.
 
-    scripts/role-readme.py            rewrite the generated section of every role under roles/
-    scripts/role-readme.py --check    exit 1 and name the roles whose README has drifted
-    scripts/role-readme.py ROLE ...   only these roles
+    python3 scripts/role-readme.py            rewrite the generated section of every role under roles/
+    python3 scripts/role-readme.py --check    exit 1 and name the roles whose README has drifted
+    python3 scripts/role-readme.py ROLE ...   only these roles
 
 The section sits between two marker comments; everything outside them is written by hand and
 kept. A role without a README gets one: a title, the main entry point's short description and
@@ -138,7 +137,7 @@ def main(argv, root=None):
             with open(readme, "w") as handle:
                 handle.write(wanted)
     if check and drifted:
-        print("README out of step with meta/argument_specs.yml: %s (run scripts/role-readme.py)"
+        print("README out of step with meta/argument_specs.yml: %s (run python3 scripts/role-readme.py)"
               % ", ".join(drifted))
         return 1
     for role in ([] if check else drifted):

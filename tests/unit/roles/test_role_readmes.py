@@ -36,8 +36,8 @@ def test_every_role_is_covered():
 @pytest.mark.parametrize("role", role_readme.roles())
 def test_readme_matches_argument_specs(role):
     path, current, wanted = role_readme.expected(role)
-    assert current is not None, "%s has no README.md: run scripts/role-readme.py" % role
-    assert current == wanted, "%s is out of step with meta/argument_specs.yml: run scripts/role-readme.py" % path
+    assert current is not None, "%s has no README.md: run python3 scripts/role-readme.py" % role
+    assert current == wanted, "%s is out of step with meta/argument_specs.yml: run python3 scripts/role-readme.py" % path
 
 
 def test_section_renders_types_defaults_choices_and_markup():
