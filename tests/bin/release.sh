@@ -31,8 +31,9 @@ echo "tarball: $(grep -c . "$work/contents") entries, no dev-only file"
   GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP="$work/ansible-tmp" python -m galaxy_importer.main "$tarball") \
   > "$work/importer.log" 2>&1 || { cat "$work/importer.log"; exit 1; }
 findings=$(sed -n '/^Linting collection via ansible-lint/,/^\.\.\.ansible-lint run complete/p' "$work/importer.log" | sed '1d;$d')
-grep -q '^Importer processing completed successfully' "$work/importer.log" && [ -z "$findings" ] \
-  || { cat "$work/importer.log"; echo "galaxy-importer did not accept the collection cleanly"; exit 1; }
+if ! grep -q '^Importer processing completed successfully' "$work/importer.log" || [ -n "$findings" ]; then
+  cat "$work/importer.log"; echo "galaxy-importer did not accept the collection cleanly"; exit 1
+fi
 echo "galaxy-importer: $(grep -c '^Loading ' "$work/importer.log") plugins, roles and playbooks loaded; accepted"
 
 # 3. changelog
@@ -54,8 +55,10 @@ cp tests/release/ee/execution-environment.yml "$work/ee/"
 printf -- '---\ncollections:\n  - name: %s\n    type: file\n' "$tarball" > "$work/ee/requirements.yml"
 ansible-builder create -f "$work/ee/execution-environment.yml" -c "$work/ee/context" > "$work/ee/create.log" 2>&1 \
   || { cat "$work/ee/create.log"; exit 1; }
-[ -s "$work/ee/context/Containerfile" ] && grep -q "$(basename "$tarball")" "$work/ee/context/_build/requirements.yml" \
-  || { cat "$work/ee/create.log"; echo "ansible-builder create wrote no usable context"; exit 1; }
+if [ ! -s "$work/ee/context/Containerfile" ] \
+   || ! grep -q "$(basename "$tarball")" "$work/ee/context/_build/requirements.yml"; then
+  cat "$work/ee/create.log"; echo "ansible-builder create wrote no usable context"; exit 1
+fi
 echo "ansible-builder: introspect and create accept the collection"
 
 # 5. action group
