@@ -6,11 +6,11 @@ VENV := .venv
 TEST_VENV := .venv-test
 COLLECTIONS := .build/collections
 
-.PHONY: site setup collection test unit lint sanity molecule images clean help
+.PHONY: site setup collection test unit lint sanity release molecule images clean help
 
 help:
 	@echo "make site  [ARGS='-i inventories/lab ...']  provision + verify (default: this machine)"
-	@echo "make test                                  unit, lint, sanity and molecule layers"
+	@echo "make test                                  unit, lint, sanity, release and molecule layers"
 
 ## site: bootstrap the venv, install the collection, run site.yml
 site: setup
@@ -24,7 +24,7 @@ setup:
 test:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh
 
-unit lint sanity molecule:
+unit lint sanity release molecule:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh $@
 
 images:

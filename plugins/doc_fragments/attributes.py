@@ -37,3 +37,14 @@ attributes:
     description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
     support: full
 """
+
+    # Members of the action group torch (meta/runtime.yml): modules that take a torch environment.
+    ACTIONGROUP_TORCH = r"""
+options: {}
+attributes:
+  action_group:
+    description: Use C(group/blackwell.pytorch.torch) in C(module_defaults) to set defaults for this module.
+    support: full
+    membership:
+      - blackwell.pytorch.torch
+"""

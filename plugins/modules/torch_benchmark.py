@@ -40,6 +40,7 @@ author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
   - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.ACTIONGROUP_TORCH
   - blackwell.pytorch.attributes.INFO_MODULE
 attributes:
   check_mode:

@@ -39,6 +39,7 @@ author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
   - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.ACTIONGROUP_TORCH
   - blackwell.pytorch.attributes.INFO_MODULE
 options:
   python:
@@ -96,7 +97,7 @@ requirements:
   - PyTorch with CUDA in the environment of O(python); the module's own Python needs nothing beyond
     ansible-core's needs.
 notes:
-  - On the lent H100 host (torch 2.11.0+cu130) the whole check without C(torch.compile) took 13 to 17 s
+  - On the H100 test machine (torch 2.11.0+cu130) the whole check without C(torch.compile) took 13 to 17 s
     with O(parallel=4) and 38 s with O(parallel=1); the C(torch.compile) child 26 to 28 s more. See
     C(benchmarks/cuda_check_time.py) and C(docs/modules/torch_cuda_check.md).
   - The native-SASS launch test needs NVRTC (C(libnvrtc.so)), which CUDA wheels of torch ship; without
@@ -162,7 +163,7 @@ build:
     ptx: {description: The C(compute_XY) entries (PTX)., type: list, elements: str, sample: []}
     device_count: {description: GPUs torch sees., type: int}
 companions:
-  description: torchvision and torchaudio, each against torch's release line (DOMAIN.md section 4).
+  description: torchvision and torchaudio, each against torch's release line (docs/domain.md section 4).
   returned: always
   type: dict
   contains:

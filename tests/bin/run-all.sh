@@ -5,7 +5,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 layers=("$@")
-[ ${#layers[@]} -gt 0 ] || layers=(unit lint sanity molecule)
+[ ${#layers[@]} -gt 0 ] || layers=(unit lint sanity release molecule)
 
 start=$(date +%s)
 if ! tests/bin/bootstrap.sh; then echo "bootstrap failed"; exit 1; fi

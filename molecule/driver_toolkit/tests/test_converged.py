@@ -11,9 +11,13 @@ import os
 
 KEYRING = "/etc/apt/keyrings/nvidia-cuda.asc"
 SOURCE = "/etc/apt/sources.list.d/nvidia-cuda.list"
-REPO_URL = "http://127.0.0.1:8580/nvidia/debian12/x86_64/"
 DRIVER_PACKAGES = ["libnvidia-compute-580", "nvidia-compute-utils-580", "nvidia-dkms-580-open",
                    "nvidia-driver-580-open", "nvidia-driver-pinning-580", "nvidia-open", "nvidia-utils-580"]
+
+
+def _repo_url(host):
+    """The fixture repository of the host's Debian release (debian12, debian13)."""
+    return "http://127.0.0.1:8580/nvidia/debian%s/x86_64/" % host.system_info.release.split(".")[0]
 
 
 def _fixture_fpr(name):
@@ -32,7 +36,7 @@ def test_key_file_is_the_pinned_key(host):
 
 def test_signed_by_source_line(host):
     lines = [line for line in host.file(SOURCE).content_string.splitlines() if line and not line.startswith("#")]
-    assert lines == ["deb [signed-by=%s] %s /" % (KEYRING, REPO_URL)]
+    assert lines == ["deb [signed-by=%s] %s /" % (KEYRING, _repo_url(host))]
 
 
 def test_driver_packages_installed_and_held(host):

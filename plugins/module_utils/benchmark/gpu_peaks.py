@@ -27,7 +27,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arc
 COMPUTE_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8")
 BANDWIDTH_KINDS = ("memory", "pcie")
 
-# Exact model name (as NVML and torch report it) -> datasheet figures (DOMAIN.md, section 1).
+# Exact model name (as NVML and torch report it) -> datasheet figures (docs/domain.md, section 1).
 # Only confirmed values; a kind missing here is derived.
 SPEC_TABLE = {
     "NVIDIA GeForce RTX 5090": {"memory": 1792, "fp32": 104.8, "fp16": 209.5, "bf16": 209.5},

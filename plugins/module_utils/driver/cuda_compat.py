@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""CUDA toolkit versions against the driver and the GPUs (DOMAIN.md section 3).
+"""CUDA toolkit versions against the driver and the GPUs (docs/domain.md section 3).
 
 - the minimum Linux driver of each toolkit (GA release) and the minor-version compatibility
   floor of each major (12.x runs on >= 525.60.13, 13.x on >= 580 without the newer minor's
@@ -25,7 +25,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arc
 
 _ARCH_12_0 = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
 # toolkit (major, minor) -> (minimum Linux driver of the GA release, compute_XY it targets).
-# 12.8-13.0 rows: DOMAIN.md section 3 (13.0's arch list measured there). 12.0-12.6: NVIDIA's
+# 12.8-13.0 rows: docs/domain.md section 3 (13.0's arch list measured there). 12.0-12.6: NVIDIA's
 # CUDA release notes ("CUDA Toolkit and Corresponding Driver Versions"); none of them can
 # target Blackwell (sm_100 / sm_120 arrived with 12.8).
 TOOLKITS = {

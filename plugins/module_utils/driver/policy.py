@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Decisions of the nvidia_driver role (DOMAIN.md section 2), made before anything changes.
+"""Decisions of the nvidia_driver role (docs/domain.md section 2), made before anything changes.
 
 - flavor: auto | open | proprietary against the GPUs (the open kernel module is required from
   compute capability 10 and on Grace Hopper, supports Turing and newer only);
@@ -31,7 +31,7 @@ _DRIVER_NAME = re.compile(r"^(nvidia-|libnvidia-|cuda-drivers|libcuda|xserver-xo
 _NOT_DRIVER = re.compile(r"^(nvidia-container|libnvidia-container|nvidia-docker)")
 # The packages that say a driver is installed by the package manager at all (a kernel module
 # package or a driver meta package). Others (Ubuntu's libxnvctrl0 510.47.03 next to an
-# image-provided 580 driver, seen on the lent GPU machine) do not.
+# image-provided 580 driver, seen on the GPU test machine) do not.
 _CORE_NAME = re.compile(r"^(nvidia-open|nvidia-driver(-\d+)?(-open)?|nvidia-driver-pinning-\d+|cuda-drivers(-\d+)?|"
                         r"nvidia-dkms(-\d+)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-kernel-source(-\d+)?(-open)?|"
                         r"kmod-nvidia.*|libnvidia-compute(-\d+)?)$")

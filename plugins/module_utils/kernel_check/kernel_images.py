@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which kernel image of a torch build a GPU can execute: native SASS, PTX after JIT, or none.
 
-The rule of DOMAIN.md section 4, as pure functions over `torch.cuda.get_arch_list()`:
+The rule of docs/domain.md section 4, as pure functions over `torch.cuda.get_arch_list()`:
 - `sm_XY` is SASS. It runs natively on a GPU of the same major and a minor >= Y (cubins
   are binary compatible within a major, never across majors). `sm_XYa` (arch-specific)
   runs only on exactly X.Y; `sm_XYf` (family) within major X from minor Y up.

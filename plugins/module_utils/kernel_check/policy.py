@@ -19,7 +19,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.ker
 BUILD_REQUIREMENTS = ("nccl", "torchvision", "torchaudio")
 # Every name `require` accepts; the module's documentation says what each one asks for.
 REQUIREMENTS = ("cuda", "native", "forward_compatible", "native_sass_launch") + PROBES + BUILD_REQUIREMENTS
-# The first CUDA channel with kernels for a compute capability major (DOMAIN.md 4).
+# The first CUDA channel with kernels for a compute capability major (docs/domain.md section 4).
 _FIRST_CHANNEL = {10: "cu128", 12: "cu128"}
 
 

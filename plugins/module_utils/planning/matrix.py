@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""torch -> torchvision / torchaudio companion versions and Linux CUDA channels (DOMAIN.md 4).
+"""torch -> torchvision / torchaudio companion versions and Linux CUDA channels (docs/domain.md section 4).
 
 torch, torchvision and torchaudio must come from one release line and one channel: torch
 2.11.0 goes with torchvision 0.26.0 and torchaudio 2.11.0 (the patch level follows torch's:
@@ -26,11 +26,11 @@ COMPANION_LINES = {
     (2, 12): ("0.27", None, ("cu126", "cu129", "cu130", "cu132")),
 }
 COMPANIONS = ("torchvision", "torchaudio")
-# Patch releases of each line on download.pytorch.org (DOMAIN.md 4); the newest is last.
+# Patch releases of each line on download.pytorch.org (docs/domain.md section 4); the newest is last.
 PATCH_RELEASES = {
     (2, 6): (0,), (2, 7): (0, 1), (2, 8): (0,), (2, 9): (0, 1), (2, 10): (0,), (2, 11): (0,), (2, 12): (0,),
 }
-# SASS that Linux wheels of a CUDA channel carry (DOMAIN.md 4: measured on 2.7.1+cu126, 2.9.1+cu128 and
+# SASS that Linux wheels of a CUDA channel carry (docs/domain.md section 4: measured on 2.7.1+cu126, 2.9.1+cu128 and
 # 2.11.0+cu130; the other channels follow their toolkit's limits: no Blackwell before CUDA 12.8, no
 # sm_50..sm_70 from CUDA 13 on). A plan made before anything is installed; the installed wheel's real
 # torch.cuda.get_arch_list() is what torch_cuda_check judges afterwards.

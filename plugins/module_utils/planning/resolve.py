@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which torch / torchvision / torchaudio / CUDA channel a host gets, decided before pip runs.
 
-The pytorch role's plan (DOMAIN.md section 4), from the version matrix in torch_matrix:
+The pytorch role's plan (docs/domain.md section 4), from the version matrix in torch_matrix:
 - the requested torch version ("2.9.1", "2.9" for the newest patch of a line, "2.9.1+cu128"
   with its channel), or by default the newest line whose channel has SASS for every GPU and
   whose CUDA the driver supports;
@@ -221,7 +221,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
             return {"error": _no_toolkit(cuda_home)}
         channel = source_channel(torch_version, toolkit_cuda) or ""
     if channel and channel not in line_channels:
-        return {"error": "torch %s has no %s wheels; its Linux CUDA channels are %s (DOMAIN.md 4)"
+        return {"error": "torch %s has no %s wheels; its Linux CUDA channels are %s (docs/domain.md section 4)"
                          % (torch_version, channel, ", ".join(line_channels))}
     driver = parse_cuda(driver_cuda)
     if channel and not source:

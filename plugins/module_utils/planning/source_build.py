@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Facts of a PyTorch source build (DOMAIN.md section 5), decided before hours of compiling.
+"""Facts of a PyTorch source build (docs/domain.md section 5), decided before hours of compiling.
 
 - arch_list(): TORCH_CUDA_ARCH_LIST from the compute capabilities of every GPU of every host.
 - arch_rejections(): which of those names the tree's select_compute_arch.cmake rejects ("Unknown

@@ -17,7 +17,7 @@ TORCH_PYTHON = os.environ.get("BLACKWELL_TEST_TORCH_PYTHON")
 needs_torch = pytest.mark.skipif(not TORCH_PYTHON, reason="needs a torch interpreter; make test sets "
                                  "BLACKWELL_TEST_TORCH_PYTHON")
 
-# What the children reported on the lent H100 (torch 2.11.0+cu130), trimmed.
+# What the children reported on the H100 test machine (torch 2.11.0+cu130), trimmed.
 H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "capability": [9, 0],
         "uuid": "GPU-521d52b3-3302-8435-3857-401ad2fdbfa9", "pci_bus_id": "0000:00:06.0",
         "memory_total_mib": 81079, "multi_processor_count": 132}

@@ -18,7 +18,7 @@ Built on Fri_Feb_21_20:23:50_PST_2025
 Cuda compilation tools, release 12.8, V12.8.93
 Build cuda_12.8.r12.8/compiler.35583870_0
 """
-# nvcc --list-gpu-arch of CUDA 13.0 (V13.0.88) as printed on the lent H100 machine, in its order
+# nvcc --list-gpu-arch of CUDA 13.0 (V13.0.88) as printed on the H100 test machine, in its order
 ARCHS_130 = "\n".join("compute_%d" % a for a in (75, 80, 86, 87, 88, 89, 90, 100, 110, 103, 120, 121)) + "\n"
 
 
@@ -137,7 +137,7 @@ def test_nvcc_check():
 def test_parse_found_prefers_the_versioned_directory():
     text = "/usr/local/cuda\t12.8\n/usr/local/cuda-12\t12.8\n/usr/local/cuda-12.8\t12.8\n/usr/local/cuda-13.0\t13.0\n/x\t\n"
     assert parse_found(text) == {"12.8": "/usr/local/cuda-12.8", "13.0": "/usr/local/cuda-13.0"}
-    # the lent GPU machine: CUDA 13.0 directly at /usr/local/cuda
+    # the GPU test machine: CUDA 13.0 directly at /usr/local/cuda
     assert parse_found("/usr/local/cuda\t13.0\n") == {"13.0": "/usr/local/cuda"}
 
 
@@ -198,7 +198,7 @@ class TestPlan(object):
             "all its features)"]
 
     def test_adopt_a_toolkit_no_package_owns(self):
-        # the lent GPU machine: driver 580.159.04 from a mount, CUDA 13.0 at /usr/local/cuda
+        # the GPU test machine: driver 580.159.04 from a mount, CUDA 13.0 at /usr/local/cuda
         plan = toolkit_plan([], driver="580.159.04", gpus=[H100], found={"13.0": "/usr/local/cuda"}, current="13.0")
         assert plan["ok"] and plan["action"] == "adopt" and plan["adopted"] == {"13.0": "/usr/local/cuda"}
         assert plan["install"] == [] and plan["packages"] == []

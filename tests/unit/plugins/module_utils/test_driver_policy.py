@@ -15,7 +15,7 @@ RTX2080 = {"name": "NVIDIA GeForce RTX 2080", "compute_capability": "7.5", "sm":
 V100 = {"name": "Tesla V100-SXM2-32GB", "compute_capability": "7.0", "sm": "sm_70"}
 GTX1080 = {"name": "NVIDIA GeForce GTX 1080", "compute_capability": "6.1", "sm": "sm_61"}
 
-# As the lent H100 machine shows it: driver from a read-only mount, no package.
+# As the H100 test machine shows it: driver from a read-only mount, no package.
 LOADED_580_OPEN = {"loaded": True, "version": "580.159.04", "branch": "580", "kernel_module_flavor": "open"}
 LOADED_550_PROP = {"loaded": True, "version": "550.54.14", "branch": "550", "kernel_module_flavor": "proprietary"}
 NOT_LOADED = {"loaded": False, "version": None, "branch": None, "kernel_module_flavor": "unknown"}
@@ -129,7 +129,7 @@ def test_installed_driver():
 
 
 def test_unrelated_packages_are_not_a_driver():
-    # the lent GPU machine: driver 580.159.04 from a read-only mount, and Ubuntu's libxnvctrl0
+    # the GPU test machine: driver 580.159.04 from a read-only mount, and Ubuntu's libxnvctrl0
     packages = parse_package_lines("libxnvctrl0\t510.47.03-0ubuntu4\tii \nnvidia-libopencl1-dev\t\tun \n"
                                    "nvidia-container-toolkit\t1.17.8-1\tii \n")
     assert installed_driver(packages)["names"] == []

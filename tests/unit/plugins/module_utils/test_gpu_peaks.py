@@ -69,7 +69,7 @@ def test_rtx_5090_geforce_runs_fp16_with_fp32_accumulate_at_half_rate():
 
 def test_rtx_pro_6000_blackwell_full_rate_and_its_table_figures():
     bf16 = peak(RTX_PRO_6000, "bf16")
-    assert bf16["peak_source"] == "derived"  # DOMAIN.md's ~500 is unconfirmed: not in the table
+    assert bf16["peak_source"] == "derived"  # the ~500 TF figure is not confirmed (docs/domain.md): not in the table
     assert bf16["peak"] == pytest.approx(188 * 2617e6 * 1024 / 1e12, abs=0.1)
     assert 495 < bf16["peak"] < 510
     assert peak(RTX_PRO_6000, "fp32") == {"peak": 125.0, "peak_source": "table",

@@ -5,7 +5,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
     image_runs_on, kernel_image_verdict, parse_image, split_arch_list, verdict_at_least)
 
-# Real torch.cuda.get_arch_list() outputs (DOMAIN.md section 4).
+# Real torch.cuda.get_arch_list() outputs (docs/domain.md section 4).
 CU130_2_11 = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
 CU126_2_7 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
 CU128_2_9 = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]

@@ -53,7 +53,7 @@ def test_match_pypi_wheel_without_label():
 
 
 def test_downgraded_companion_is_refused():
-    # pip install torchvision==0.23.0 into a 2.9.1 venv (DOMAIN.md 4): torch moved, torchaudio did not.
+    # pip install torchvision==0.23.0 into a 2.9.1 venv (docs/domain.md section 4): torch moved, torchaudio did not.
     assert companion_match("2.8.0", "torchaudio", "2.9.1") == {
         "expected": "2.8.0", "match": False,
         "reason": "torchaudio 2.9.1 does not belong to torch 2.8.0 (expected 2.8.0)"}

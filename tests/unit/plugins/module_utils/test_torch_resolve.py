@@ -123,7 +123,7 @@ def test_auto_stays_on_wheels_when_they_fit():
 
 def test_channel_of_another_line_is_refused():
     assert resolve_stack(version="2.9.1", channel="cu129", gpus=[H100])["error"] == (
-        "torch 2.9.1 has no cu129 wheels; its Linux CUDA channels are cu126, cu128, cu130 (DOMAIN.md 4)")
+        "torch 2.9.1 has no cu129 wheels; its Linux CUDA channels are cu126, cu128, cu130 (docs/domain.md section 4)")
 
 
 def test_channel_newer_than_driver_major_is_refused():
