@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils import (
-    bench_main, bench_models, bench_multi, bench_ops, bench_timing, gpu_arch, nvml_gpus, pci_ids, sysfs_gpus)
+    bench_main, bench_models, bench_multi, bench_ops, bench_sustained, bench_telemetry, bench_timing, gpu_arch,
+    nvml_gpus, pci_ids, sysfs_gpus)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.child_run import emit_result_source
 
 # Dependencies first: each module imports only modules listed before it.
-CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_ops, bench_models, bench_multi,
-                 bench_main)
+CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_telemetry, bench_ops,
+                 bench_sustained, bench_models, bench_multi, bench_main)
 MAX_ARG_BYTES = 128 * 1024
 
 _INSTALL = '''import sys as _sys, types as _types
