@@ -39,13 +39,18 @@ description:
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
+  - ansible.builtin.files
   - blackwell.pytorch.attributes
-  - blackwell.pytorch.attributes.INFO_MODULE
 attributes:
   check_mode:
+    support: full
     details:
       - A benchmark only reads, so it also runs in check mode and returns its figures and gate verdict;
-        O(dest) is not written in check mode.
+        O(dest) is not written in check mode (C(changed) says whether it would be).
+  diff_mode:
+    support: full
+    details:
+      - With O(dest), the diff shows the file's JSON before and after.
 options:
   python:
     description:
@@ -106,13 +111,15 @@ options:
     default: {}
   dest:
     description:
-      - Also write the result document as JSON to this file (mode 0644, atomically). Its directory must exist.
+      - Also write the result document as JSON to this file, atomically (a temporary file in the same directory,
+        then a rename). Its directory must exist. O(mode) defaults to V(0644); O(owner) and O(group) apply too.
     type: path
 requirements:
   - torch (2.3 or later) in the interpreter given as O(python); nvidia-ml-py there for derived peaks and
     PCIe peaks of GPUs not in the spec table; torchvision for the ResNet-50 test.
 notes:
-  - The result reports C(changed=false) even when O(dest) is written.
+  - The result reports C(changed=true) when O(dest) is written (its content or attributes differ), else
+    C(changed=false).
   - Peaks are theoretical. Derived peaks use NVML's max SM clock, which can sit above the datasheet's boost
     clock (H100 SXM bf16 derived 1070 vs 989 TFLOP/s in the table); GeForce parts run FP16/BF16 with FP32
     accumulate at half the tensor rate of workstation and data-center parts.
@@ -248,10 +255,10 @@ import sys
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_gates import failure_message
-from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import (
-    problems, schema_errors, write_json)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_results import problems, schema_errors
 from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_run import BenchmarkError, run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.bench_suite import PROFILES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.result_file import write_result
 
 
 def main():
@@ -269,6 +276,7 @@ def main():
             dest=dict(type="path"),
         ),
         supports_check_mode=True,
+        add_file_common_args=True,
     )
     dest = module.params["dest"]
     if dest and not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
@@ -287,15 +295,17 @@ def main():
     if document["device"] == "cuda" and document["nvml_error"]:
         module.warn("NVML not read (%s): peaks of GPUs not in the spec table cannot be derived"
                     % document["nvml_error"])
-    written = None
-    if dest and not module.check_mode:
-        write_json(dest, document)
-        written = dest
+    written, changed, extra = None, False, {}
+    if dest:
+        changed, diff = write_result(module, dest, document)
+        written = None if module.check_mode else dest
+        if module._diff:
+            extra["diff"] = diff
     failures = document["gates"]["failures"]
     if failures:
         module.fail_json(msg=failure_message(failures, host), failed_gates=failures, benchmark=document,
-                         dest=written, changed=False)
-    module.exit_json(changed=False, benchmark=document, failed_gates=[], dest=written)
+                         dest=written, changed=changed, **extra)
+    module.exit_json(changed=changed, benchmark=document, failed_gates=[], dest=written, **extra)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import grp
 import importlib.util
 import json
 import os
+import pwd
 import socket
 import stat
 import sys
@@ -130,10 +132,43 @@ def test_dest_is_written_0644_and_not_in_check_mode(children, run_module, tmp_pa
                                                   "_ansible_check_mode": True})
     assert status == "exit" and result["dest"] is None and not dest.exists()
     assert result["benchmark"]["devices"][0]["figures"]["gemm_bf16"]["value"] == 700.0
+    assert result["changed"] is True and "diff" not in result
     status, result = run_module(torch_benchmark, {"python": sys.executable, "dest": str(dest)})
-    assert status == "exit" and result["dest"] == str(dest) and result["changed"] is False
+    assert status == "exit" and result["dest"] == str(dest) and result["changed"] is True
     assert stat.S_IMODE(dest.stat().st_mode) == 0o644
     assert json.loads(dest.read_text())["devices"][0]["figures"]["memcpy"]["value"] == 2900.0
+    assert not [name for name in os.listdir(str(tmp_path)) if name != "bench.json"]  # no temporary left
+
+
+def test_dest_mode_owner_group_and_diff(children, run_module, tmp_path):
+    children()
+    dest = tmp_path / "bench.json"
+    dest.write_text("{}\n")
+    dest.chmod(0o600)
+    me = pwd.getpwuid(os.getuid()).pw_name
+    group = grp.getgrgid(os.getgid()).gr_name
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "dest": str(dest), "mode": "0640",
+                                                  "owner": me, "group": group, "_ansible_diff": True})
+    assert status == "exit" and result["changed"] is True
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o640
+    assert result["diff"]["before"] == "{}\n" and json.loads(result["diff"]["after"])["schema"].endswith("/1")
+    assert result["diff"]["after"] == dest.read_text()
+
+
+def test_dest_written_through_atomic_move(children, run_module, tmp_path, monkeypatch):
+    from ansible.module_utils import basic
+    moves = []
+    real = basic.AnsibleModule.atomic_move
+
+    def atomic_move(self, src, dest, *args, **kwargs):
+        moves.append((os.path.dirname(src), dest))
+        return real(self, src, dest, *args, **kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, "atomic_move", atomic_move)
+    children()
+    dest = tmp_path / "bench.json"
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "dest": str(dest)})
+    assert status == "exit" and moves == [(str(tmp_path), str(dest))]
 
 
 def test_failed_gates_fail_the_task_naming_host_gpu_value_bound_and_peak(children, run_module, tmp_path):
