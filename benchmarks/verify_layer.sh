@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU layer of the verify stage: runs playbooks/verify.yml (and site.yml) on this machine with the
 # torch at $TORCH_PY and prints one table: step, exit status, wall time, and what the result says.
-# Steps (default all): quick reuse standard forbid site. Needs ansible-playbook on PATH and the
+# Steps (default all, in this order): quick reuse site forbid standard. Rows also go to $OUT/table.txt
+# as each step ends. Needs ansible-playbook on PATH and the
 # collection on ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh verify sets both up).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -13,7 +14,7 @@ work=$(mktemp -d)
 results="$work/results"
 reports="$work/reports"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(quick reuse standard forbid site)
+[ ${#steps[@]} -gt 0 ] || steps=(quick reuse site forbid standard)
 rows=()
 py=$(command -v python3)
 
@@ -43,6 +44,7 @@ recap() { grep -E '^localhost +:' "$1" | tr -s ' ' | cut -d: -f2- ; }
 
 for step in "${steps[@]}"; do
   log="$OUT/verify-$step.log"
+  before=${#rows[@]}
   case $step in
     quick)
       read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY")
@@ -61,10 +63,12 @@ for step in "${steps[@]}"; do
       cp "$reports"/*/fleet.html "$OUT/fleet-standard.html" 2>/dev/null ;;
     forbid)
       read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY" -e verify_force=true \
+                          -e verify_sustained_seconds=10 \
                           -e '{"verify_tests": ["sustained"], "verify_gates": {"sustained": {"forbid_clock_reasons": ["sw_power_cap"]}}}')
-      rows+=("sustained, gate forbids sw_power_cap (expect rc 2)|$rc|$ms|$(recap "$log")|$(grep -o 'verification failed[^"]*' "$log" | head -n 1 | cut -c1-400)") ;;
+      rows+=("sustained 10 s, gate forbids sw_power_cap (expect rc 2)|$rc|$ms|$(recap "$log")|$(grep -o 'verification failed[^"]*' "$log" | head -n 1 | cut -c1-400)") ;;
     site)
       root="$work/site"
+      results="$work/site-results"  # its own: the first run verifies again
       args=(-e pytorch_adopt_path="${TORCH_PY%/bin/*}" -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh")
       read -r rc ms < <(play "$log" site.yml "${args[@]}")
       rows+=("site.yml adopt, first run|$rc|$ms|$(recap "$log")|$(describe)")
@@ -72,6 +76,7 @@ for step in "${steps[@]}"; do
       rows+=("site.yml adopt, second run|$rc|$ms|$(recap "$OUT/verify-site2.log")|$(describe)") ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
+  printf '%s\n' "${rows[@]:$before}" >>"$OUT/table.txt"
 done
 cp "$reports"/*/fleet.html "$OUT/fleet.html" 2>/dev/null
 cp "$results/verify.json" "$OUT/verify.json" 2>/dev/null
