@@ -30,6 +30,13 @@ description:
   - With O(device=cpu) the same code paths run on a CPU-only torch with small sizes (real figures, no
     peak), so roles and molecule scenarios can exercise the plumbing without a GPU; the all-reduce then
     runs over two gloo ranks.
+  - "Telemetry: while each per-GPU test runs, NVML is sampled (read-only) every 0.1 s; each figure carries
+    C(telemetry) with SM and memory clock, power and temperature (min, median, max) and the clock-event
+    reasons seen (C(sw_power_cap), C(hw_slowdown), C(hw_thermal_slowdown), C(sw_thermal_slowdown),
+    C(hw_power_brake_slowdown), C(sync_boost), C(gpu_idle), ...)."
+  - "C(sustained) (profiles V(standard) and V(full)) keeps a bf16 GEMM busy for C(seconds) (size key, default 25)
+    and reports the last 5 seconds' rate, the first second's rate and their ratio; C(sustained_fp16) likewise
+    in fp16 when named in O(tests)."
   - O(gates) turn figures into a verdict; any failed gate fails the task with a message naming host, GPU
     index and name, measured value, bound and peak. A gate whose figure is missing (test failed, wrong
     result, no peak known) fails too.
@@ -80,7 +87,7 @@ options:
     description:
       - Run only these tests instead of the profile's list. Names are C(gemm_fp16), C(gemm_bf16),
         C(gemm_tf32), C(gemm_fp32), C(gemm_fp64), C(gemm_fp8), C(gemm_batched), C(memcpy), C(h2d),
-        C(d2h), C(sdpa), C(conv2d), C(layernorm), C(softmax), C(p2p), C(allreduce),
+        C(d2h), C(sdpa), C(conv2d), C(layernorm), C(softmax), C(sustained), C(sustained_fp16), C(p2p), C(allreduce),
         C(transformer_encoder), C(resnet50), C(compile_speedup).
       - The profile still sets the default sizes, repetitions and timeout.
     type: list
@@ -104,8 +111,10 @@ options:
   gates:
     description:
       - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda), and by unit
-        C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup). Example:
-        C({gemm_bf16: {min_fraction_of_peak: 0.6}, memcpy: {min_gbps: 2500}})."
+        C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup);
+        C(min_sustained_ratio) for the sustained tests; C(forbid_clock_reasons) (a list of reason names) for
+        per-GPU tests on cuda. Example:
+        C({gemm_bf16: {min_fraction_of_peak: 0.6}, sustained: {forbid_clock_reasons: [hw_thermal_slowdown]}})."
       - Unknown test or bound names, and gates on tests that do not run, are refused before anything runs.
     type: dict
     default: {}
@@ -214,12 +223,24 @@ benchmark:
               description: "The correctness check: C(ok) with C(rel_error) and C(bound), or C(detail)."
               type: dict
             error: {description: "Why there is no value (skip reason, error, failed check).", type: str}
+            telemetry:
+              description: "NVML samples while the test ran: C(samples), C(sm_clock_mhz), C(mem_clock_mhz), C(power_w),
+                C(temperature_c) ({min, median, max}), C(reasons), C(reasons_mask); C(tail) for the sustained tests.
+                Absent in CPU mode or without NVML (then C(telemetry_error))."
+              type: dict
+            sustained:
+              description: "Sustained tests: C(first_rate), C(last_rate), C(ratio), C(duration_s), C(chunks)."
+              type: dict
     multi_gpu:
       description:
         - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks) and C(backend)) and
           C(figures.p2p) (a list, one figure per ordered pair with C(src), C(dst) and C(peer_access))."
         - Also C(gpus), C(status) (V(skipped) with fewer than two GPUs), C(error) and C(seconds). Null when
           no multi-GPU test was selected.
+        - "A hang (the child gives no result within O(timeout)) is reported as such in C(attempts) and the child
+          runs once more with C(NCCL_P2P_DISABLE=1) (pairs of some workstation cards hang in P2P).
+          C(attempts): one entry per run (C(env), C(status), C(error), C(seconds)); C(working_env): the
+          environment of the first run that finished (C({}) for the default, null when none did)."
       type: dict
     gates:
       description: "C(bounds) (the gates given) and C(failures) (the same list as RV(failed_gates))."

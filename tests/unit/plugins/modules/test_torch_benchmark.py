@@ -324,3 +324,48 @@ def test_cpu_mode_runs_the_same_code_with_real_torch(run_module, tmp_path):
     assert (allreduce["status"], allreduce["ranks"], allreduce["backend"]) == ("ok", 2, "gloo")
     assert allreduce["check"]["ok"] and allreduce["value"] > 0
     assert result["failed_gates"] == [] and json.loads(dest.read_text())["device"] == "cpu"
+
+
+class HangingP2P(Children):
+    """Two RTX PRO 6000 whose multi-GPU child hangs in P2P until NCCL_P2P_DISABLE=1."""
+
+    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None):
+        plan = json.loads(args[0])
+        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python})
+        if plan["mode"] == "multi" and (env or {}).get("NCCL_P2P_DISABLE") != "1":
+            return {"status": "timeout", "error": "timed out after %s s" % timeout, "seconds": timeout,
+                    "result": None, "rc": -9, "stderr_tail": ""}
+        return getattr(self, plan["mode"])(plan)
+
+
+def test_a_multi_gpu_hang_is_reported_and_retried_without_p2p(monkeypatch, run_module):
+    pro = dict(fake.H100, name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc=(12, 0))
+    fake_children = HangingP2P(cards=[card(pro, 0, "GPU-a", 188), card(pro, 1, "GPU-b", 188)])
+    monkeypatch.setattr(bench_run, "run_child", fake_children)
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["allreduce", "p2p"]})
+    assert status == "exit"
+    multi = result["benchmark"]["multi_gpu"]
+    assert [attempt["status"] for attempt in multi["attempts"]] == ["timeout", "ok"]
+    assert multi["attempts"][0]["error"].startswith("hang: no result within 120")
+    assert multi["attempts"][1]["env"] == {"NCCL_P2P_DISABLE": "1"}
+    assert multi["working_env"] == {"NCCL_P2P_DISABLE": "1"} and multi["status"] == "ok"
+    assert multi["figures"]["allreduce"]["status"] == "ok"
+    multi_calls = [call for call in fake_children.calls if call["plan"]["mode"] == "multi"]
+    assert [call["timeout"] for call in multi_calls] == [120, 120]
+
+
+def test_a_hang_in_both_modes_fails_the_figures_and_ends(monkeypatch, run_module):
+    class AlwaysHangs(HangingP2P):
+        def multi(self, plan):
+            return {"status": "timeout", "error": "timed out after 120 s", "seconds": 120, "result": None,
+                    "rc": -9, "stderr_tail": ""}
+
+    pro = dict(fake.H100, name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc=(12, 0))
+    monkeypatch.setattr(bench_run, "run_child", AlwaysHangs(cards=[card(pro, 0, "GPU-a", 188),
+                                                                   card(pro, 1, "GPU-b", 188)]))
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["allreduce"],
+                                                  "gates": {"allreduce": {"min_gbps": 10}}})
+    assert status == "fail" and "allreduce" in result["msg"]
+    multi = result["benchmark"]["multi_gpu"]
+    assert [a["status"] for a in multi["attempts"]] == ["timeout", "timeout"] and multi["working_env"] is None
+    assert multi["figures"]["allreduce"]["status"] == "not_run"
