@@ -39,7 +39,7 @@ def test_valid_gates_pass_validation():
     ({"gemm_bf17": {"min_tflops": 1}}, "gates name an unknown test 'gemm_bf17'; known tests: gemm_fp16"),
     ({"gemm_bf16": {"min_tflop": 1}},
      "unknown gate 'min_tflop' for gemm_bf16; gates for gemm_bf16: min_fraction_of_peak, min_tflops, "
-         "forbid_clock_reasons"),
+     "forbid_clock_reasons"),
     ({"memcpy": {"min_tflops": 1}}, "unknown gate 'min_tflops' for memcpy; gates for memcpy: min_fraction_of_peak, "
                                     "min_gbps, forbid_clock_reasons"),
     ({"p2p": {"min_fraction_of_peak": 0.5}}, "unknown gate 'min_fraction_of_peak' for p2p; gates for p2p: min_gbps"),
@@ -48,7 +48,7 @@ def test_valid_gates_pass_validation():
     ({"gemm_bf16": {"min_tflops": "fast"}}, "gate gemm_bf16.min_tflops must be a non-negative number, got 'fast'"),
     ({"gemm_bf16": {"min_tflops": True}}, "gate gemm_bf16.min_tflops must be a non-negative number, got True"),
     ({"gemm_bf16": {}}, "gates.gemm_bf16 must be a non-empty dict of bounds (min_fraction_of_peak, min_tflops, "
-                            "forbid_clock_reasons)"),
+                        "forbid_clock_reasons)"),
 ])
 def test_gates_that_cannot_be_evaluated_are_refused(gates, error):
     errors = validate(gates, {"gemm_fp8": "needs compute capability >= 8.9"}, "cuda")

@@ -27,7 +27,7 @@ def test_fleet_document_lists_every_host_with_verdict_stack_and_slowdowns():
 
 def test_same_results_give_the_same_report():
     assert report() == report()
-    assert fleet_report.fleet({}) ["created"] == ""
+    assert fleet_report.fleet({})["created"] == ""
 
 
 def test_markdown_has_a_row_per_host_and_the_failures():
