@@ -101,7 +101,7 @@ def svg_chart(report, test):
     best = max([row["value"] or 0 for host, row in rows] + [1e-12])
     height, label_w, bar_w = 26, 330, 420
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
-             % (label_w + bar_w + 260, height * len(rows) + 24, _esc(test))]
+             % (label_w + bar_w + 520, height * len(rows) + 24, _esc(test))]
     for position, (host, row) in enumerate(rows):
         y = position * height + 4
         share = row["fraction_of_peak"] if use_peak else (row["value"] or 0) / best
@@ -112,7 +112,7 @@ def svg_chart(report, test):
         parts.append('<text x="0" y="%d">%s</text>' % (y + 15, _esc(label)))
         parts.append('<rect x="%d" y="%d" width="%d" height="18" fill="#eee"/>' % (label_w, y, bar_w))
         parts.append('<rect x="%d" y="%d" width="%.1f" height="18" fill="%s"/>' % (label_w, y, bar_w * share, color))
-        parts.append('<text x="%d" y="%d">%s</text>' % (label_w + bar_w + 6, y + 15, _esc(figure_text(row))[:60]))
+        parts.append('<text x="%d" y="%d">%s</text>' % (label_w + bar_w + 6, y + 15, _esc(figure_text(row))))
     axis = "fraction of peak (bar end = 1.0)" if use_peak else "relative to the best host"
     parts.append('<text x="%d" y="%d">%s</text></svg>' % (label_w, height * len(rows) + 18, axis))
     return "".join(parts)
