@@ -95,6 +95,10 @@ YAML
       printf '%-16s rc=%s, %s ms\n' driver_toolkit "$rc" "$wall"
       printf '%-16s %s\n' recap "${recap:-none}" summary "${summary:-none}"
       [ "$rc" = 0 ] && echo "$recap" | grep -q 'changed=0 ' ;;
+    verify)
+      echo "=== verify.yml / site.yml timing, sustained test and gates (benchmarks/verify_layer.sh) ==="
+      # shellcheck disable=SC2086 # VERIFY_STEPS is a list of step names
+      bash benchmarks/verify_layer.sh ${VERIFY_STEPS:-} ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
   esac
 done

@@ -30,6 +30,13 @@ description:
   - With O(device=cpu) the same code paths run on a CPU-only torch with small sizes (real figures, no
     peak), so roles and molecule scenarios can exercise the plumbing without a GPU; the all-reduce then
     runs over two gloo ranks.
+  - "Telemetry: while each per-GPU test runs, NVML is sampled (read-only) every 0.1 s; each figure carries
+    C(telemetry) with SM and memory clock, power and temperature (min, median, max) and the clock-event
+    reasons seen (C(sw_power_cap), C(hw_slowdown), C(hw_thermal_slowdown), C(sw_thermal_slowdown),
+    C(hw_power_brake_slowdown), C(sync_boost), C(gpu_idle), ...)."
+  - "C(sustained) (profiles V(standard) and V(full)) keeps a bf16 GEMM busy for C(seconds) (size key, default 25)
+    and reports the last 5 seconds' rate, the first second's rate and their ratio; C(sustained_fp16) likewise
+    in fp16 when named in O(tests)."
   - O(gates) turn figures into a verdict; any failed gate fails the task with a message naming host, GPU
     index and name, measured value, bound and peak. A gate whose figure is missing (test failed, wrong
     result, no peak known) fails too.
@@ -39,14 +46,19 @@ description:
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
+  - ansible.builtin.files
   - blackwell.pytorch.attributes
   - blackwell.pytorch.attributes.ACTIONGROUP_TORCH
-  - blackwell.pytorch.attributes.INFO_MODULE
 attributes:
   check_mode:
+    support: full
     details:
       - A benchmark only reads, so it also runs in check mode and returns its figures and gate verdict;
-        O(dest) is not written in check mode.
+        O(dest) is not written in check mode (C(changed) says whether it would be).
+  diff_mode:
+    support: full
+    details:
+      - With O(dest), the diff shows the file's JSON before and after.
 options:
   python:
     description:
@@ -76,7 +88,7 @@ options:
     description:
       - Run only these tests instead of the profile's list. Names are C(gemm_fp16), C(gemm_bf16),
         C(gemm_tf32), C(gemm_fp32), C(gemm_fp64), C(gemm_fp8), C(gemm_batched), C(memcpy), C(h2d),
-        C(d2h), C(sdpa), C(conv2d), C(layernorm), C(softmax), C(p2p), C(allreduce),
+        C(d2h), C(sdpa), C(conv2d), C(layernorm), C(softmax), C(sustained), C(sustained_fp16), C(p2p), C(allreduce),
         C(transformer_encoder), C(resnet50), C(compile_speedup).
       - The profile still sets the default sizes, repetitions and timeout.
     type: list
@@ -100,20 +112,24 @@ options:
   gates:
     description:
       - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda), and by unit
-        C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup). Example:
-        C({gemm_bf16: {min_fraction_of_peak: 0.6}, memcpy: {min_gbps: 2500}})."
+        C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup);
+        C(min_sustained_ratio) for the sustained tests; C(forbid_clock_reasons) (a list of reason names) for
+        per-GPU tests on cuda. Example:
+        C({gemm_bf16: {min_fraction_of_peak: 0.6}, sustained: {forbid_clock_reasons: [hw_thermal_slowdown]}})."
       - Unknown test or bound names, and gates on tests that do not run, are refused before anything runs.
     type: dict
     default: {}
   dest:
     description:
-      - Also write the result document as JSON to this file (mode 0644, atomically). Its directory must exist.
+      - Also write the result document as JSON to this file, atomically (a temporary file in the same directory,
+        then a rename). Its directory must exist. O(mode) defaults to V(0644); O(owner) and O(group) apply too.
     type: path
 requirements:
   - torch (2.3 or later) in the interpreter given as O(python); nvidia-ml-py there for derived peaks and
     PCIe peaks of GPUs not in the spec table; torchvision for the ResNet-50 test.
 notes:
-  - The result reports C(changed=false) even when O(dest) is written.
+  - The result reports C(changed=true) when O(dest) is written (its content or attributes differ), else
+    C(changed=false).
   - Peaks are theoretical. Derived peaks use NVML's max SM clock, which can sit above the datasheet's boost
     clock (H100 SXM bf16 derived 1070 vs 989 TFLOP/s in the table); GeForce parts run FP16/BF16 with FP32
     accumulate at half the tensor rate of workstation and data-center parts.
@@ -208,12 +224,24 @@ benchmark:
               description: "The correctness check: C(ok) with C(rel_error) and C(bound), or C(detail)."
               type: dict
             error: {description: "Why there is no value (skip reason, error, failed check).", type: str}
+            telemetry:
+              description: "NVML samples while the test ran: C(samples), C(sm_clock_mhz), C(mem_clock_mhz), C(power_w),
+                C(temperature_c) ({min, median, max}), C(reasons), C(reasons_mask); C(tail) for the sustained tests.
+                Absent in CPU mode or without NVML (then C(telemetry_error))."
+              type: dict
+            sustained:
+              description: "Sustained tests: C(first_rate), C(last_rate), C(ratio), C(duration_s), C(chunks)."
+              type: dict
     multi_gpu:
       description:
         - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks) and C(backend)) and
           C(figures.p2p) (a list, one figure per ordered pair with C(src), C(dst) and C(peer_access))."
         - Also C(gpus), C(status) (V(skipped) with fewer than two GPUs), C(error) and C(seconds). Null when
           no multi-GPU test was selected.
+        - "A hang (the child gives no result within O(timeout)) is reported as such in C(attempts) and the child
+          runs once more with C(NCCL_P2P_DISABLE=1) (pairs of some workstation cards hang in P2P).
+          C(attempts): one entry per run (C(env), C(status), C(error), C(seconds)); C(working_env): the
+          environment of the first run that finished (C({}) for the default, null when none did)."
       type: dict
     gates:
       description: "C(bounds) (the gates given) and C(failures) (the same list as RV(failed_gates))."
@@ -249,10 +277,10 @@ import sys
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import failure_message
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import (
-    problems, schema_errors, write_json)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import problems, schema_errors
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import BenchmarkError, run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import PROFILES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_file import write_result
 
 
 def main():
@@ -270,6 +298,7 @@ def main():
             dest=dict(type="path"),
         ),
         supports_check_mode=True,
+        add_file_common_args=True,
     )
     dest = module.params["dest"]
     if dest and not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
@@ -288,15 +317,17 @@ def main():
     if document["device"] == "cuda" and document["nvml_error"]:
         module.warn("NVML not read (%s): peaks of GPUs not in the spec table cannot be derived"
                     % document["nvml_error"])
-    written = None
-    if dest and not module.check_mode:
-        write_json(dest, document)
-        written = dest
+    written, changed, extra = None, False, {}
+    if dest:
+        changed, diff = write_result(module, dest, document)
+        written = None if module.check_mode else dest
+        if module._diff:
+            extra["diff"] = diff
     failures = document["gates"]["failures"]
     if failures:
         module.fail_json(msg=failure_message(failures, host), failed_gates=failures, benchmark=document,
-                         dest=written, changed=False)
-    module.exit_json(changed=False, benchmark=document, failed_gates=[], dest=written)
+                         dest=written, changed=changed, **extra)
+    module.exit_json(changed=changed, benchmark=document, failed_gates=[], dest=written, **extra)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-pkgs=(podman runc debootstrap equivs apt-utils gnupg uidmap python3-venv shellcheck)
+pkgs=(podman runc debootstrap equivs apt-utils gnupg uidmap python3-venv shellcheck chromium)
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The benchmark child program: the source run_child() hands to `python -c`.
 
-The child code lives in ordinary modules (benchmark.timing, ops, models, multi, main, and
+The child code lives in ordinary modules (benchmark.timing, telemetry, ops, sustained, models, multi, main, and
 hardware.nvml_gpus with its helpers), shipped by common.child_program like every child.
 """
 from __future__ import annotations
@@ -12,12 +12,14 @@ import json
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import main as bench_main, models as bench_models, multi as bench_multi
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import ops as bench_ops, timing as bench_timing
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import sustained as bench_sustained
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import telemetry as bench_telemetry
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program as _program
 
 # Dependencies first: each module imports only modules listed before it.
-CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_ops, bench_models, bench_multi,
-                 bench_main)
+CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_telemetry, bench_ops,
+                 bench_sustained, bench_models, bench_multi, bench_main)
 
 
 def child_program():

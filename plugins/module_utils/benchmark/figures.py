@@ -14,6 +14,7 @@ from __future__ import annotations
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import (
     rate, slowest_per_rep, summarize)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import size_text, spec_of
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import sustained_rates
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import peak
 
 SCALE = {"TFLOP/s": 1e12, "GB/s": 1e9, "tokens/s": 1.0, "images/s": 1.0}
@@ -76,9 +77,13 @@ def figure(name, size, raw, peak_fields, missing_reason=None):
         return result
     stats = _rates(name, size, raw)
     result["check"] = raw.get("check")
-    for extra in ("inner", "sets", "backend", "peer_access"):
+    for extra in ("inner", "sets", "backend", "peer_access", "telemetry", "telemetry_error"):
         if extra in raw:
             result[extra] = raw[extra]
+    if "chunks_s" in raw:  # sustained: the figure's value is the rate of the last window
+        result["sustained"] = sustained_rates(raw["chunks_s"], raw["inner"], spec_of(name)["work"](size, 1),
+                                              SCALE[result["unit"]])
+        stats["value"] = result["sustained"]["last_rate"]
     if "world" in raw:
         result["ranks"] = raw["world"]
     result.update(reps=stats["reps"], spread=round(stats["spread"], 4),

@@ -13,8 +13,11 @@ with host, GPU index and name, measured value, bound and peak; a figure that is 
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import TESTS, spec_of
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import REASON_NAMES
 
 FRACTION = "min_fraction_of_peak"
+RATIO = "min_sustained_ratio"
+FORBID = "forbid_clock_reasons"
 UNIT_BOUNDS = {"TFLOP/s": "min_tflops", "GB/s": "min_gbps", "tokens/s": "min_tokens_per_s",
                "images/s": "min_images_per_s", "x": "min_speedup"}
 
@@ -25,6 +28,10 @@ def allowed_bounds(name, device):
     bounds = [UNIT_BOUNDS[spec["unit"]]]
     if spec["peak_kind"] and device == "cuda":
         bounds.insert(0, FRACTION)
+    if spec["sustained"]:
+        bounds.append(RATIO)
+    if device == "cuda" and spec["scope"] == "device":
+        bounds.append(FORBID)
     return bounds
 
 
@@ -34,11 +41,26 @@ def _bound_errors(name, bounds, device):
     for bound, limit in sorted(bounds.items()):
         if bound == FRACTION and device == "cpu" and spec_of(name)["peak_kind"]:
             errors.append("gate %s.%s cannot be evaluated with device cpu: CPU mode has no peak" % (name, bound))
+        elif bound == FORBID and device == "cpu":
+            errors.append("gate %s.%s cannot be evaluated with device cpu: CPU mode has no GPU telemetry"
+                          % (name, bound))
+        elif bound == FORBID and bound in allowed:
+            errors.extend(_reason_errors(name, limit))
         elif bound not in allowed:
             errors.append("unknown gate %r for %s; gates for %s: %s" % (bound, name, name, ", ".join(allowed)))
         elif isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit < 0:
             errors.append("gate %s.%s must be a non-negative number, got %r" % (name, bound, limit))
     return errors
+
+
+def _reason_errors(name, reasons):
+    if not isinstance(reasons, list) or not reasons:
+        return ["gate %s.%s must be a non-empty list of reason names (%s)" % (name, FORBID, ", ".join(REASON_NAMES))]
+    unknown = [reason for reason in reasons if reason not in REASON_NAMES]
+    if unknown:
+        return ["gate %s.%s names unknown reason(s) %s; reasons: %s"
+                % (name, FORBID, ", ".join(str(reason) for reason in unknown), ", ".join(REASON_NAMES))]
+    return []
 
 
 def validate(gates, not_run, device):
@@ -80,9 +102,38 @@ def located(document):
 def _reason(fig, bound, measured, limit):
     if measured is not None:
         return "measured %.4g < bound %g" % (measured, limit)
+    if bound == RATIO and fig["status"] == "ok":
+        return "no sustained ratio measured"
     if fig["status"] != "ok":
         return "no figure: %s (%s)" % (fig["status"], fig["error"])
     return "no peak known: %s" % fig.get("peak_note")
+
+
+def _clock_text(telemetry):
+    clock = (telemetry or {}).get("sm_clock_mhz")
+    if not clock:
+        return "SM clock unknown"
+    return "SM clock %s-%s MHz (median %s)" % (clock["min"], clock["max"], clock["median"])
+
+
+def _forbidden(fig, forbid):
+    """(reasons seen that are forbidden, reason text) of a figure; a figure without telemetry fails."""
+    telemetry = fig.get("telemetry")
+    if not telemetry:
+        return None, "no GPU telemetry: %s" % (fig.get("telemetry_error") or fig.get("error") or "not sampled")
+    seen = [reason for reason in telemetry["reasons"] if reason in forbid]
+    if not seen:
+        return [], None
+    return seen, "clock-event reason(s) %s seen, %s, %s %s %s" % (
+        ", ".join(seen), _clock_text(telemetry), fig["test"], fig["value"], fig["unit"])
+
+
+def _measured(fig, bound):
+    if bound == FRACTION:
+        return fig["fraction_of_peak"]
+    if bound == RATIO:
+        return (fig.get("sustained") or {}).get("ratio")
+    return fig["value"]
 
 
 def evaluate(gates, document, host):
@@ -90,13 +141,20 @@ def evaluate(gates, document, host):
     failures = []
     for gpu_index, gpu_name, fig in located(document):
         for bound, limit in sorted((gates.get(fig["test"]) or {}).items()):
-            measured = fig["fraction_of_peak"] if bound == FRACTION else fig["value"]
-            if measured is not None and measured >= limit:
-                continue
+            reason = None
+            if bound == FORBID:
+                measured, reason = _forbidden(fig, limit)
+                if measured == []:
+                    continue
+            else:
+                measured = _measured(fig, bound)
+                if measured is not None and measured >= limit:
+                    continue
             failures.append({
                 "host": host, "test": fig["test"], "gpu_index": gpu_index, "gpu_name": gpu_name, "gate": bound,
                 "bound": limit, "measured": measured, "value": fig["value"], "unit": fig["unit"],
-                "peak": fig["peak"], "peak_source": fig["peak_source"], "reason": _reason(fig, bound, measured, limit),
+                "peak": fig["peak"], "peak_source": fig["peak_source"],
+                "reason": reason or _reason(fig, bound, measured, limit),
             })
     return failures
 
@@ -108,6 +166,9 @@ def _line(failure):
     value = "" if failure["value"] is None else ", %s %s" % (failure["value"], failure["unit"])
     peak = "" if failure["peak"] is None else ", peak %s %s (%s)" % (failure["peak"], failure["unit"],
                                                                      failure["peak_source"])
+    if failure["gate"] == FORBID:
+        return "%s on %s: %s %s: %s" % (failure["test"], where, failure["gate"], ",".join(failure["bound"]),
+                                        failure["reason"])
     return "%s on %s: %s %s: %s%s%s" % (failure["test"], where, failure["gate"], failure["bound"],
                                         failure["reason"], value, peak)
 

@@ -21,6 +21,9 @@ import warnings
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.models import OPS as MODEL_OPS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.multi import allreduce, p2p
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import OPS, Bench
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import OPS as SUSTAINED_OPS
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import LAST_S
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import open_sampler, summarize
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES, err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_error_text, nvml_snapshot
 
@@ -88,14 +91,25 @@ def run_device(plan, emit):
         cache = CPU_CACHE_BYTES
     bench = Bench(torch, device, plan["settings"], cache)
     ops = dict(OPS, **MODEL_OPS)
+    ops.update(SUSTAINED_OPS)
+    sampler, telemetry_error = None, "CPU mode: no GPU telemetry"
+    if device.type == "cuda":
+        sampler, telemetry_error = open_sampler(_uuid(torch.cuda.get_device_properties(device)))
     results = {}
     with torch.no_grad():
         for test in plan["tests"]:
             start = time.monotonic()
+            if sampler is not None:
+                sampler.start()
             try:
                 result = ops[test["op"]](bench, test["size"], test.get("dtype"))
             except Exception as exc:
                 result = {"error": err_text(exc)}
+            if sampler is not None:
+                tail = LAST_S if test["op"] == "sustained" else None
+                result["telemetry"] = summarize(sampler.stop(), tail)
+            else:
+                result["telemetry_error"] = telemetry_error
             result["wall_s"] = round(time.monotonic() - start, 3)
             results[test["name"]] = result
             if device.type == "cuda":

@@ -134,10 +134,28 @@ def _check_gates_after_probe(params, names, skips, gpus):
         raise BenchmarkError("; ".join(errors))
 
 
-def _child(python, program, plan, timeout):
+def _child(python, program, plan, timeout, env=None):
     if not plan["tests"]:
         return {"status": "ok", "error": None, "seconds": 0.0, "result": {"tests": {}}}
-    return run_child(python, program, [plan_arg(plan)], env=CHILD_ENV, timeout=timeout)
+    return run_child(python, program, [plan_arg(plan)], env=dict(CHILD_ENV, **(env or {})), timeout=timeout)
+
+
+P2P_OFF = {"NCCL_P2P_DISABLE": "1"}
+
+
+def _multi_with_retry(python, program, plan, timeout):
+    """(result, modes): the multi-GPU child; when it hangs (times out) on GPUs, once more with
+    NCCL_P2P_DISABLE=1. modes lists each attempt: {env, status, error, seconds}."""
+    result = _child(python, program, plan, timeout)
+    modes = [{"env": {}, "status": result["status"], "error": result["error"], "seconds": result["seconds"]}]
+    if result["status"] == "timeout" and plan["gpus"]:
+        modes[0]["error"] = "hang: no result within %s s (%s)" % (timeout, result["error"])
+        retry = _child(python, program, plan, timeout, env=P2P_OFF)
+        modes.append({"env": dict(P2P_OFF), "status": retry["status"], "error": retry["error"],
+                      "seconds": retry["seconds"]})
+        if retry["status"] == "ok" or (retry["result"] and not result["result"]):
+            result = retry
+    return result, modes
 
 
 def _entry(test, sizes):
@@ -192,7 +210,7 @@ def _run_multi(python, program, run, gpus):
     plan = {"mode": "multi", "device": "cuda" if gpus else "cpu", "gpus": [gpu["index"] for gpu in gpus or []],
             "settings": settings, "collective_timeout_s": settings["timeout"] / 2.0,
             "tests": [_entry(name, sizes) for name in todo]}
-    result = _child(python, program, plan, settings["timeout"])
+    result, modes = _multi_with_retry(python, program, plan, settings["timeout"])
     raw = (result["result"] or {}).get("tests") or {}
     figures = {}
     for name in tests:
@@ -202,8 +220,10 @@ def _run_multi(python, program, run, gpus):
         else:
             figures[name] = figure(name, sizes[name], found, peak_info(name, {} if gpus else None), _missing(result))
     status = result["status"] if todo else "skipped"
+    working = [mode["env"] for mode in modes if mode["status"] == "ok"]
     return {"gpus": plan["gpus"], "status": status, "error": result["error"], "seconds": result["seconds"],
-            "figures": figures}
+            "figures": figures, "attempts": modes,
+            "working_env": working[0] if working else None}
 
 
 def run(params, host):

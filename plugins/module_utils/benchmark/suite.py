@@ -28,9 +28,10 @@ _CORE = ["gemm_fp16", "gemm_bf16", "gemm_tf32", "gemm_fp32", "gemm_fp64", "gemm_
          "memcpy", "h2d", "d2h", "sdpa", "conv2d", "layernorm", "softmax", "p2p", "allreduce"]
 PROFILE_TESTS = {
     "quick": _CORE,
-    "standard": _CORE,
-    "full": _CORE + ["transformer_encoder", "resnet50", "compile_speedup"],
+    "standard": _CORE + ["sustained"],
+    "full": _CORE + ["sustained", "transformer_encoder", "resnet50", "compile_speedup"],
 }
+SUSTAINED_S = 25  # default duration of the sustained tests on a GPU (size key `seconds`)
 
 
 def _gemm(dtype, quick, standard, devices=("cuda", "cpu"), **extra):
@@ -43,6 +44,17 @@ def _gemm(dtype, quick, standard, devices=("cuda", "cpu"), **extra):
         "counts": "2*M*N*K FLOP per (M,K)x(K,N) product (dense)",
         "work": lambda s, world: 2.0 * s["m"] * s["n"] * s["k"], "sizes": sizes, "devices": devices,
     }, **extra)
+
+
+def _sustained(dtype):
+    gpu = dict(m=8192, n=8192, k=8192, seconds=SUSTAINED_S)
+    return {
+        "op": "sustained", "dtype": dtype, "unit": "TFLOP/s", "peak_kind": dtype, "keys": ("m", "n", "k", "seconds"),
+        "counts": "2*M*N*K FLOP per product, products kept back to back for `seconds`; the value is the rate "
+                  "of the last 5 seconds, `sustained` holds the first second's rate and the ratio",
+        "work": lambda s, world: 2.0 * s["m"] * s["n"] * s["k"], "sustained": True,
+        "sizes": {"quick": gpu, "standard": gpu, "full": gpu, "cpu": dict(m=256, n=256, k=256, seconds=3)},
+    }
 
 
 def _same(size, cpu):
@@ -117,6 +129,8 @@ TESTS = {
         "sizes": {"quick": dict(rows=16384, cols=8192), "standard": dict(rows=32768, cols=8192),
                   "full": dict(rows=32768, cols=8192), "cpu": dict(rows=256, cols=1024)},
     },
+    "sustained": _sustained("bf16"),
+    "sustained_fp16": _sustained("fp16"),
     "p2p": {
         "op": "p2p", "unit": "GB/s", "peak_kind": None, "keys": ("mib",), "devices": ("cuda",), "scope": "multi",
         "counts": "bytes copied from one GPU to another, per ordered pair",
@@ -163,6 +177,7 @@ def spec_of(name):
     spec.setdefault("min_capability", None)
     spec.setdefault("multiple", 1)
     spec.setdefault("dtype", None)
+    spec.setdefault("sustained", False)
     return spec
 
 

@@ -24,7 +24,9 @@ def test_profiles_select_in_suite_order_and_full_adds_model_tests():
     assert quick_errors == full_errors == []
     assert quick == [name for name in TESTS if name in PROFILE_TESTS["quick"]]
     assert quick[:2] == ["gemm_fp16", "gemm_bf16"] and "allreduce" in quick
-    assert set(full) - set(quick) == {"transformer_encoder", "resnet50", "compile_speedup"}
+    assert set(full) - set(quick) == {"sustained", "transformer_encoder", "resnet50", "compile_speedup"}
+    standard, dummy = select_tests("standard", None)
+    assert set(standard) - set(quick) == {"sustained"} and "sustained_fp16" not in full
     assert select_tests("quick", ["memcpy", "gemm_bf16"]) == (["gemm_bf16", "memcpy"], [])
 
 

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import grp
 import importlib.util
 import json
 import os
+import pwd
 import socket
 import stat
 import sys
@@ -130,10 +132,43 @@ def test_dest_is_written_0644_and_not_in_check_mode(children, run_module, tmp_pa
                                                   "_ansible_check_mode": True})
     assert status == "exit" and result["dest"] is None and not dest.exists()
     assert result["benchmark"]["devices"][0]["figures"]["gemm_bf16"]["value"] == 700.0
+    assert result["changed"] is True and "diff" not in result
     status, result = run_module(torch_benchmark, {"python": sys.executable, "dest": str(dest)})
-    assert status == "exit" and result["dest"] == str(dest) and result["changed"] is False
+    assert status == "exit" and result["dest"] == str(dest) and result["changed"] is True
     assert stat.S_IMODE(dest.stat().st_mode) == 0o644
     assert json.loads(dest.read_text())["devices"][0]["figures"]["memcpy"]["value"] == 2900.0
+    assert not [name for name in os.listdir(str(tmp_path)) if name != "bench.json"]  # no temporary left
+
+
+def test_dest_mode_owner_group_and_diff(children, run_module, tmp_path):
+    children()
+    dest = tmp_path / "bench.json"
+    dest.write_text("{}\n")
+    dest.chmod(0o600)
+    me = pwd.getpwuid(os.getuid()).pw_name
+    group = grp.getgrgid(os.getgid()).gr_name
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "dest": str(dest), "mode": "0640",
+                                                  "owner": me, "group": group, "_ansible_diff": True})
+    assert status == "exit" and result["changed"] is True
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o640
+    assert result["diff"]["before"] == "{}\n" and json.loads(result["diff"]["after"])["schema"].endswith("/1")
+    assert result["diff"]["after"] == dest.read_text()
+
+
+def test_dest_written_through_atomic_move(children, run_module, tmp_path, monkeypatch):
+    from ansible.module_utils import basic
+    moves = []
+    real = basic.AnsibleModule.atomic_move
+
+    def atomic_move(self, src, dest, *args, **kwargs):
+        moves.append((os.path.dirname(src), dest))
+        return real(self, src, dest, *args, **kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, "atomic_move", atomic_move)
+    children()
+    dest = tmp_path / "bench.json"
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "dest": str(dest)})
+    assert status == "exit" and moves == [(str(tmp_path), str(dest))]
 
 
 def test_failed_gates_fail_the_task_naming_host_gpu_value_bound_and_peak(children, run_module, tmp_path):
@@ -289,3 +324,48 @@ def test_cpu_mode_runs_the_same_code_with_real_torch(run_module, tmp_path):
     assert (allreduce["status"], allreduce["ranks"], allreduce["backend"]) == ("ok", 2, "gloo")
     assert allreduce["check"]["ok"] and allreduce["value"] > 0
     assert result["failed_gates"] == [] and json.loads(dest.read_text())["device"] == "cpu"
+
+
+class HangingP2P(Children):
+    """Two RTX PRO 6000 whose multi-GPU child hangs in P2P until NCCL_P2P_DISABLE=1."""
+
+    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None):
+        plan = json.loads(args[0])
+        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python})
+        if plan["mode"] == "multi" and (env or {}).get("NCCL_P2P_DISABLE") != "1":
+            return {"status": "timeout", "error": "timed out after %s s" % timeout, "seconds": timeout,
+                    "result": None, "rc": -9, "stderr_tail": ""}
+        return getattr(self, plan["mode"])(plan)
+
+
+def test_a_multi_gpu_hang_is_reported_and_retried_without_p2p(monkeypatch, run_module):
+    pro = dict(fake.H100, name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc=(12, 0))
+    fake_children = HangingP2P(cards=[card(pro, 0, "GPU-a", 188), card(pro, 1, "GPU-b", 188)])
+    monkeypatch.setattr(bench_run, "run_child", fake_children)
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["allreduce", "p2p"]})
+    assert status == "exit"
+    multi = result["benchmark"]["multi_gpu"]
+    assert [attempt["status"] for attempt in multi["attempts"]] == ["timeout", "ok"]
+    assert multi["attempts"][0]["error"].startswith("hang: no result within 120")
+    assert multi["attempts"][1]["env"] == {"NCCL_P2P_DISABLE": "1"}
+    assert multi["working_env"] == {"NCCL_P2P_DISABLE": "1"} and multi["status"] == "ok"
+    assert multi["figures"]["allreduce"]["status"] == "ok"
+    multi_calls = [call for call in fake_children.calls if call["plan"]["mode"] == "multi"]
+    assert [call["timeout"] for call in multi_calls] == [120, 120]
+
+
+def test_a_hang_in_both_modes_fails_the_figures_and_ends(monkeypatch, run_module):
+    class AlwaysHangs(HangingP2P):
+        def multi(self, plan):
+            return {"status": "timeout", "error": "timed out after 120 s", "seconds": 120, "result": None,
+                    "rc": -9, "stderr_tail": ""}
+
+    pro = dict(fake.H100, name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc=(12, 0))
+    monkeypatch.setattr(bench_run, "run_child", AlwaysHangs(cards=[card(pro, 0, "GPU-a", 188),
+                                                                   card(pro, 1, "GPU-b", 188)]))
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["allreduce"],
+                                                  "gates": {"allreduce": {"min_gbps": 10}}})
+    assert status == "fail" and "allreduce" in result["msg"]
+    multi = result["benchmark"]["multi_gpu"]
+    assert [a["status"] for a in multi["attempts"]] == ["timeout", "timeout"] and multi["working_env"] is None
+    assert multi["figures"]["allreduce"]["status"] == "not_run"

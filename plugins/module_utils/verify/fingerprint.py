@@ -1,0 +1,164 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The stack fingerprint: what a stored verification result depends on, and whether it still holds.
+
+Components: the loaded NVIDIA driver's version, the CUDA toolkit's version, the torch build
+(version, CUDA, git revision), the stack's installed-package set (name==version of every
+distribution in its site-packages), the GPUs' UUIDs and the collection's version. They are
+read from files only (/sys, /proc, version.json, *.dist-info names, torch/version.py), so
+taking a fingerprint costs milliseconds and imports nothing. A stored result is reused only
+when it parses, carries this schema, passed, and its fingerprint equals the current one.
+No Ansible import.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+
+SCHEMA = "blackwell.pytorch.verify/1"
+COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "collection_version")
+_DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)")
+_UUID_RE = re.compile(r"^GPU UUID:\s*(\S+)", re.MULTILINE)
+_TORCH_FIELD_RE = re.compile(r"^(git_version|cuda|hip)\s*(?::\s*[\w\[\], ]+)?=\s*['\"]?([^'\"\n]*)['\"]?", re.MULTILINE)
+
+
+def _read(path):
+    try:
+        with open(path) as stream:
+            return stream.read()
+    except (IOError, OSError, UnicodeDecodeError):
+        return None
+
+
+def driver_version(root="/"):
+    """The loaded kernel module's version (/sys/module/nvidia/version, else /proc/driver/nvidia/version)."""
+    text = _read(os.path.join(root, "sys/module/nvidia/version"))
+    if text and text.strip():
+        return text.strip()
+    match = _DRIVER_RE.search(_read(os.path.join(root, "proc/driver/nvidia/version")) or "")
+    return match.group(1) if match else None
+
+
+def gpu_uuids(root="/"):
+    """Sorted UUIDs of the GPUs the driver initialised (/proc/driver/nvidia/gpus/*/information)."""
+    uuids = []
+    for path in glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information")):
+        match = _UUID_RE.search(_read(path) or "")
+        if match:
+            uuids.append(match.group(1))
+    return sorted(uuids)
+
+
+def cuda_toolkit(cuda_home):
+    """The toolkit's version from <cuda_home>/version.json (CUDA 11.1+) or version.txt; None without one."""
+    text = _read(os.path.join(cuda_home, "version.json"))
+    if text:
+        try:
+            return json.loads(text)["cuda"]["version"]
+        except (ValueError, KeyError, TypeError):
+            pass
+    match = re.search(r"CUDA Version\s+([0-9.]+)", _read(os.path.join(cuda_home, "version.txt")) or "")
+    return match.group(1) if match else None
+
+
+def site_dirs(python):
+    """site-packages / dist-packages directories of the environment whose interpreter is `python`
+    (bin/python of a venv: the venv's own; symlinks are not followed, so a venv stays itself)."""
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    found = []
+    for pattern in ("lib/python3*/site-packages", "lib64/python3*/site-packages", "lib/python3*/dist-packages"):
+        found.extend(sorted(glob.glob(os.path.join(prefix, pattern))))
+    return found
+
+
+def _normal(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def packages(python):
+    """Sorted "name==version" of every distribution installed in the environment."""
+    found = set()
+    for directory in site_dirs(python):
+        for path in glob.glob(os.path.join(directory, "*.dist-info")) + glob.glob(os.path.join(directory, "*.egg-info")):
+            stem = os.path.basename(path).rsplit(".", 1)[0]
+            name, sep, version = stem.partition("-")
+            if sep:
+                found.add("%s==%s" % (_normal(name), version.split("-py")[0]))
+    return sorted(found)
+
+
+def torch_build(python, package_set):
+    """{version, cuda, git_version} of the environment's torch (None when torch is not installed)."""
+    version = None
+    for entry in package_set:
+        if entry.startswith("torch=="):
+            version = entry.split("==", 1)[1]
+    if version is None:
+        return None
+    build = {"version": version, "cuda": None, "git_version": None}
+    for directory in site_dirs(python):
+        text = _read(os.path.join(directory, "torch", "version.py"))
+        if text:
+            for key, value in _TORCH_FIELD_RE.findall(text):
+                if key in build:
+                    build[key] = None if value in ("None", "") else value
+            break
+    return build
+
+
+def digest(components):
+    """sha256 of the canonical JSON of the components."""
+    text = json.dumps(dict((key, components.get(key)) for key in COMPONENTS), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def fingerprint(python, cuda_home, collection_version, root="/"):
+    """The current fingerprint: every component, and `digest` over them."""
+    package_set = packages(python)
+    result = {"driver_version": driver_version(root), "cuda_toolkit": cuda_toolkit(cuda_home),
+              "torch": torch_build(python, package_set), "packages": package_set, "gpu_uuids": gpu_uuids(root),
+              "collection_version": collection_version}
+    result["digest"] = digest(result)
+    return result
+
+
+def differences(stored, current):
+    """Components that differ (every component when there is no stored fingerprint)."""
+    if not isinstance(stored, dict):
+        return list(COMPONENTS)
+    return [key for key in COMPONENTS if stored.get(key) != current.get(key)]
+
+
+def load(path):
+    """The stored document at `path`, or None when it is missing, unreadable, not JSON, of another
+    schema, or lacks `passed` / `fingerprint`: a damaged file counts as no file."""
+    text = _read(path)
+    if text is None:
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        return None
+    if not isinstance(document.get("passed"), bool) or not isinstance(document.get("fingerprint"), dict):
+        return None
+    return document
+
+
+def decide(stored, current, force=False):
+    """(reuse, reason, changed components) for a stored document against the current fingerprint."""
+    if stored is None:
+        return False, "no stored result (missing or unreadable)", list(COMPONENTS)
+    changed = differences(stored["fingerprint"], current)
+    if force:
+        return False, "forced", changed
+    if changed:
+        return False, "fingerprint changed: %s" % ", ".join(changed), changed
+    if not stored["passed"]:
+        return False, "the stored result failed", []
+    return True, "fingerprint unchanged since %s and the stored result passed" % stored.get("written"), []

@@ -1,0 +1,158 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A verification result in a few words, and as a Prometheus textfile for node_exporter.
+
+The result document (schema blackwell.pytorch.verify/1) holds host, passed, message,
+written, fingerprint, cuda_check and the torch_benchmark document. key_figures() picks
+the figures a person looks at first; summary() puts them in one line per GPU;
+prometheus() renders every figure with `gpu`, `uuid`, `test` and `dtype` labels in
+Prometheus base units. Pure functions, no Ansible import.
+"""
+from __future__ import annotations
+
+import calendar
+import time
+
+KEY_TESTS = ("gemm_bf16", "memcpy", "sustained")
+CPU_KEY_TESTS = ("gemm_fp32", "memcpy", "sustained")
+# unit -> (metric name, factor to the base unit)
+UNIT_METRICS = {"TFLOP/s": ("flop_per_second", 1e12), "GB/s": ("bytes_per_second", 1e9),
+                "tokens/s": ("tokens_per_second", 1.0), "images/s": ("images_per_second", 1.0),
+                "x": ("speedup_ratio", 1.0)}
+PREFIX = "blackwell_pytorch_"
+HELP = {
+    "verify_passed": "1 when the last verification of this host passed, else 0.",
+    "verify_timestamp_seconds": "When the last verification result was written (Unix time).",
+    "benchmark_fraction_of_peak_ratio": "Measured value / theoretical peak of a benchmark figure.",
+    "benchmark_sustained_ratio": "Rate of the last 5 s / rate of the first second of the sustained test.",
+    "benchmark_sm_clock_hertz": "Median SM clock while the test ran.",
+    "benchmark_power_watts": "Median board power while the test ran.",
+    "benchmark_temperature_celsius": "Highest GPU temperature while the test ran.",
+    "benchmark_clock_event_reason": "1 for each NVML clock-event reason seen while the test ran.",
+}
+
+
+def device_figures(document):
+    """(device entry, figures) per benchmarked device of a verification result."""
+    benchmark = (document or {}).get("benchmark") or {}
+    for device in benchmark.get("devices") or []:
+        yield device, device.get("figures") or {}
+
+
+def key_figures(document):
+    """[{gpu, name, test, value, unit, fraction_of_peak, status, reasons, sm_clock_mhz, ratio}] of the key tests."""
+    rows = []
+    for device, figures in device_figures(document):
+        keys = CPU_KEY_TESTS if device.get("index") is None else KEY_TESTS
+        for test in keys:
+            fig = figures.get(test)
+            if not fig:
+                continue
+            telemetry = fig.get("telemetry") or {}
+            rows.append({"gpu": device.get("index"), "name": device.get("name"), "uuid": device.get("uuid"),
+                         "test": test, "value": fig.get("value"), "unit": fig.get("unit"), "peak": fig.get("peak"),
+                         "fraction_of_peak": fig.get("fraction_of_peak"), "status": fig.get("status"),
+                         "reasons": telemetry.get("reasons") or [],
+                         "sm_clock_mhz": (telemetry.get("sm_clock_mhz") or {}).get("median"),
+                         "ratio": (fig.get("sustained") or {}).get("ratio")})
+    return rows
+
+
+def figure_text(row):
+    """"gemm_bf16 795 TFLOP/s (0.80 of peak)", with ratio, reasons and clock where known."""
+    if row["value"] is None:
+        return "%s %s" % (row["test"], row["status"])
+    text = "%s %.4g %s" % (row["test"], row["value"], row["unit"])
+    extra = []
+    if row["fraction_of_peak"] is not None:
+        extra.append("%.2f of peak" % row["fraction_of_peak"])
+    if row["ratio"] is not None:
+        extra.append("sustained/first %.2f" % row["ratio"])
+    if row["sm_clock_mhz"] is not None:
+        extra.append("SM %.0f MHz" % row["sm_clock_mhz"])
+    if row["reasons"]:
+        extra.append(",".join(row["reasons"]))
+    return text + (" (%s)" % ", ".join(extra) if extra else "")
+
+
+def summary(document):
+    """One line per device: "GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.80 of peak), ..."."""
+    lines, by_device = [], {}
+    for row in key_figures(document):
+        by_device.setdefault((row["gpu"], row["name"]), []).append(figure_text(row))
+    for (gpu, name), texts in by_device.items():
+        where = "cpu" if gpu is None else "GPU %s %s" % (gpu, name)
+        lines.append("%s: %s" % (where, ", ".join(texts)))
+    return lines or ["no benchmark figure"]
+
+
+def check_gpu(gpu):
+    """The few facts of a torch_cuda_check GPU entry the result keeps."""
+    return {"index": gpu.get("index"), "name": gpu.get("name"), "sm": gpu.get("sm"),
+            "verdict": (gpu.get("kernel_image") or {}).get("verdict")}
+
+
+def _label(value):
+    return str("" if value is None else value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _labels(pairs):
+    return "{%s}" % ",".join('%s="%s"' % (key, _label(value)) for key, value in pairs)
+
+
+def _dtype(fig):
+    """The dtype that ends a figure's size text ("m=8192 n=8192 k=8192 bf16"), or ""."""
+    last = (fig.get("size") or "").split(" ")[-1]
+    return "" if "=" in last else last
+
+
+def _timestamp(text):
+    try:
+        return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _samples(document):
+    """(metric, labels, value) of every metric of a verification result."""
+    host = [("host", document.get("host"))]
+    yield "verify_passed", host, 1 if document.get("passed") else 0
+    stamp = _timestamp(document.get("written"))
+    if stamp is not None:
+        yield "verify_timestamp_seconds", host, stamp
+    for device, figures in device_figures(document):
+        gpu = "cpu" if device.get("index") is None else device.get("index")
+        for test, fig in sorted(figures.items()):
+            if fig.get("value") is None:
+                continue
+            labels = host + [("gpu", gpu), ("uuid", device.get("uuid") or ""), ("test", test), ("dtype", _dtype(fig))]
+            name, factor = UNIT_METRICS.get(fig.get("unit"), ("value", 1.0))
+            yield "benchmark_" + name, labels, fig["value"] * factor
+            if fig.get("fraction_of_peak") is not None:
+                yield "benchmark_fraction_of_peak_ratio", labels, fig["fraction_of_peak"]
+            if (fig.get("sustained") or {}).get("ratio") is not None:
+                yield "benchmark_sustained_ratio", labels, fig["sustained"]["ratio"]
+            telemetry = fig.get("telemetry") or {}
+            for key, metric, stat, factor in (("sm_clock_mhz", "sm_clock_hertz", "median", 1e6),
+                                              ("power_w", "power_watts", "median", 1.0),
+                                              ("temperature_c", "temperature_celsius", "max", 1.0)):
+                if telemetry.get(key):
+                    yield "benchmark_" + metric, labels, telemetry[key][stat] * factor
+            for reason in telemetry.get("reasons") or []:
+                yield "benchmark_clock_event_reason", labels + [("reason", reason)], 1
+
+
+def prometheus(document):
+    """The textfile: HELP and TYPE once per metric, then its samples (all gauges)."""
+    by_metric = {}
+    for metric, labels, value in _samples(document):
+        by_metric.setdefault(metric, []).append((labels, value))
+    lines = []
+    for metric, samples in by_metric.items():
+        name = PREFIX + metric
+        lines.append("# HELP %s %s" % (name, HELP.get(metric, "Benchmark figure in base units (%s)." % metric)))
+        lines.append("# TYPE %s gauge" % name)
+        for labels, value in samples:
+            lines.append("%s%s %s" % (name, _labels(labels), repr(float(value)) if isinstance(value, float) else value))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,114 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: stack_fingerprint
+short_description: Fingerprint a PyTorch stack and say whether a stored verification result still holds
+version_added: 0.2.0
+description:
+  - "Reads, from files only, what a verification result depends on: the loaded NVIDIA driver's version,
+    the CUDA toolkit's version (C(version.json) under O(cuda_home)), the torch build and the installed-package
+    set of the environment of O(python), the GPUs' UUIDs (C(/proc/driver/nvidia/gpus)) and O(collection_version).
+    Nothing is imported or run, so it takes milliseconds."
+  - Loads the stored result O(results) (a missing, unreadable or damaged file counts as absent) and returns
+    RV(reuse=true) when its fingerprint equals the current one and it passed, unless O(force).
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.INFO_MODULE
+options:
+  python:
+    description: The stack's interpreter (C(bin/python) of its venv).
+    type: path
+    required: true
+  cuda_home:
+    description: Where the CUDA toolkit lives; no toolkit there gives C(cuda_toolkit=null).
+    type: path
+    default: /usr/local/cuda
+  collection_version:
+    description: The version of this collection that ran the verification (part of the fingerprint).
+    type: str
+    default: ""
+  results:
+    description: The stored result document (JSON, schema C(blackwell.pytorch.verify/1)).
+    type: path
+    required: true
+  force:
+    description: Never reuse the stored result.
+    type: bool
+    default: false
+"""
+
+EXAMPLES = r"""
+- name: Is the stored verification still valid?
+  blackwell.pytorch.stack_fingerprint:
+    python: /opt/pytorch/current/bin/python
+    results: /var/lib/blackwell-pytorch/verify.json
+    collection_version: 0.2.0
+  register: fingerprint
+"""
+
+RETURN = r"""
+fingerprint:
+  description: The current fingerprint.
+  returned: always
+  type: dict
+  contains:
+    driver_version: {description: Loaded kernel module version (null without a driver)., type: str, sample: 580.159.04}
+    cuda_toolkit: {description: CUDA toolkit version (null without one)., type: str, sample: 13.0.2}
+    torch: {description: "C(version), C(cuda), C(git_version) of torch (null without torch).", type: dict}
+    packages: {description: "Sorted C(name==version) of the environment's distributions.", type: list, elements: str}
+    gpu_uuids: {description: Sorted GPU UUIDs., type: list, elements: str}
+    collection_version: {description: O(collection_version)., type: str}
+    digest: {description: sha256 over the components., type: str}
+stored:
+  description: The stored document (null when absent or damaged).
+  returned: always
+  type: dict
+reuse:
+  description: Whether the stored result can stand for a new run.
+  returned: always
+  type: bool
+reason:
+  description: Why it can or cannot.
+  returned: always
+  type: str
+  sample: "fingerprint changed: torch, packages"
+changed_components:
+  description: Components that differ from the stored fingerprint (all when nothing is stored).
+  returned: always
+  type: list
+  elements: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, fingerprint, load
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            python=dict(type="path", required=True),
+            cuda_home=dict(type="path", default="/usr/local/cuda"),
+            collection_version=dict(type="str", default=""),
+            results=dict(type="path", required=True),
+            force=dict(type="bool", default=False),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    current = fingerprint(params["python"], params["cuda_home"], params["collection_version"])
+    stored = load(params["results"])
+    reuse, reason, changed = decide(stored, current, params["force"])
+    module.exit_json(changed=False, fingerprint=current, stored=stored, reuse=reuse, reason=reason,
+                     changed_components=changed)
+
+
+if __name__ == "__main__":
+    main()

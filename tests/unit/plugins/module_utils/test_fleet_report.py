@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import json
+import re
+
+from verify_results import cpu_result, h100_result, hot_result
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report as fleet_report
+
+
+def report():
+    return fleet_report.fleet({"ws-h100-01": h100_result(), "ws-pro6000-02": hot_result(), "ws-down-03": None})
+
+
+def test_fleet_document_lists_every_host_with_verdict_stack_and_slowdowns():
+    got = report()
+    assert got["schema"] == "blackwell.pytorch.fleet/1" and got["created"] == "2026-11-23T03:40:00Z"
+    assert [h["host"] for h in got["hosts"]] == ["ws-down-03", "ws-h100-01", "ws-pro6000-02"]
+    assert got["passed"] == ["ws-h100-01"] and got["failed"] == ["ws-down-03", "ws-pro6000-02"]
+    down, h100, hot = got["hosts"]
+    assert down["status"] == "missing" and down["figures"] == []
+    assert h100["stack"] == {"driver": "580.159.04", "cuda_toolkit": "13.0.2", "torch": "2.11.0+cu130",
+                             "torch_cuda": "13.0", "packages": 2, "collection": "0.2.0"}
+    assert h100["slow_reasons"] == [] and hot["slow_reasons"] == ["hw_thermal_slowdown"]
+    json.dumps(got)  # serialisable as fleet.json
+
+
+def test_same_results_give_the_same_report():
+    assert report() == report()
+    assert fleet_report.fleet({})["created"] == ""
+
+
+def test_markdown_has_a_row_per_host_and_the_failures():
+    text = fleet_report.markdown(report())
+    assert "| ws-h100-01 | passed | 580.159.04 | 13.0.2 | 2.11.0+cu130 |" in text
+    assert "hw_thermal_slowdown" in text and "## Failures" in text
+    assert "- **ws-down-03**: no verification result" in text
+
+
+def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
+    page = fleet_report.html(report())
+    assert page.startswith("<!DOCTYPE html>") and "</html>" in page
+    assert not re.search(r'(src|href)=|@import|url\(', page)  # no external asset
+    assert page.count("<svg") == 3  # gemm_bf16, memcpy, sustained
+    assert page.count('<tr class="fail">') == 2 and page.count('<tr class="pass">') == 1
+    sustained = page.split('<h2 id="sustained">')[1].split("</svg>")[0]
+    assert "ws-h100-01 GPU 0" in sustained and "ws-pro6000-02 GPU 0" in sustained
+    assert 'fill="#c0392b"' in sustained  # the failed host's bar is red
+    assert "hw_thermal_slowdown" in page and "0.69 of peak" in page
+
+
+def test_cpu_hosts_are_drawn_relative_to_the_best_host():
+    page = fleet_report.html(fleet_report.fleet({"bw-verify-a": cpu_result("bw-verify-a"),
+                                                 "bw-verify-b": cpu_result("bw-verify-b")}))
+    chart = page.split('<h2 id="gemm_fp32">')[1]
+    assert "bw-verify-a GPU cpu" in chart and "bw-verify-b GPU cpu" in chart and "relative to the best host" in chart
+    assert "&lt;" not in fleet_report.markdown(fleet_report.fleet({"h<1>": cpu_result("x")}))

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import json
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import SCHEMA
+from ansible_collections.blackwell.pytorch.plugins.modules import stack_fingerprint
+
+
+def venv(tmp_path):
+    site = tmp_path / "venv/lib/python3.11/site-packages"
+    (site / "torch-2.13.0+cpu.dist-info").mkdir(parents=True)
+    (site / "torch").mkdir()
+    (site / "torch/version.py").write_text("__version__ = '2.13.0+cpu'\ncuda = None\ngit_version = 'abc'\n")
+    return str(tmp_path / "venv/bin/python")
+
+
+def test_first_run_stores_nothing_then_an_unchanged_stack_is_reused(tmp_path, run_module):
+    args = {"python": venv(tmp_path), "cuda_home": str(tmp_path / "no-cuda"), "collection_version": "0.2.0",
+            "results": str(tmp_path / "verify.json")}
+    status, first = run_module(stack_fingerprint, args)
+    assert status == "exit" and first["changed"] is False and first["reuse"] is False and first["stored"] is None
+    assert first["fingerprint"]["torch"] == {"version": "2.13.0+cpu", "cuda": None, "git_version": "abc"}
+    (tmp_path / "verify.json").write_text(json.dumps(
+        {"schema": SCHEMA, "passed": True, "fingerprint": first["fingerprint"], "written": "now"}))
+    status, second = run_module(stack_fingerprint, args)
+    assert second["reuse"] is True and second["changed_components"] == []
+    status, forced = run_module(stack_fingerprint, dict(args, force=True))
+    assert forced["reuse"] is False and forced["reason"] == "forced"
