@@ -5,7 +5,7 @@ import re
 
 from verify_results import cpu_result, h100_result, hot_result
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report as fleet_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report
 
 
 def report():
