@@ -16,6 +16,8 @@ tree=$(mktemp -d)
 mkdir -p "$tree/ansible_collections/blackwell"
 ln -s "$PWD" "$tree/ansible_collections/blackwell/pytorch"
 export ANSIBLE_COLLECTIONS_PATH="$tree" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+# Every play ends with the seconds per role and its slowest tasks.
+export ANSIBLE_CALLBACK_PLUGINS="$PWD/benchmarks/callback_plugins" ANSIBLE_CALLBACKS_ENABLED=task_times
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(site facts cuda_check)
 for part in "${parts[@]}"; do
@@ -36,7 +38,7 @@ for part in "${parts[@]}"; do
       echo "--- second run (expect changed=0) ---"
       ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" \
         -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" \
-        | tail -n 3 ;;
+        | tail -n 18 ;;
     cuda_check)
       echo "=== ansible localhost -m blackwell.pytorch.torch_cuda_check ==="
       t0=$(date +%s%N)
