@@ -109,6 +109,15 @@ options:
       - Seconds each child (one per GPU, one between GPUs) may run before it is killed. Default from the
         profile (120, 300, 900). Figures reported before a timeout are kept.
     type: float
+  gpu_lock:
+    description:
+      - File of the host's GPU lock. Before its first measurement a child takes it exclusively, so GPU work of
+        M(blackwell.pytorch.torch_cuda_check) (which takes it shared) never runs beside a figure being taken;
+        imports and CUDA start-up still overlap. A child waits at most a quarter of its O(timeout), then
+        measures anyway and warns. C(devices[].gpu_lock) says whether it was held and how long it waited.
+      - Default C(/run/lock/blackwell-pytorch-gpu.lock) (the temporary directory where C(/run/lock) is missing).
+        An empty string takes no lock. A symbolic link is refused (not followed).
+    type: str
   gates:
     description:
       - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda), and by unit
@@ -201,6 +210,10 @@ benchmark:
         status: {description: "The child's status: V(ok), V(failed), V(timeout) or V(crashed).", type: str}
         error: {description: The child's error (null when ok)., type: str}
         seconds: {description: Wall time of the child., type: float}
+        gpu_lock:
+          description: "The host's GPU lock (O(gpu_lock)) as the child took it: C(path), C(mode), C(held),
+            C(waited_s) and C(error) (why it measured without it). Null in CPU mode."
+          type: dict
         figures:
           description: One figure per per-device test, keyed by test name.
           type: dict
@@ -280,6 +293,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import problems, schema_errors
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import BenchmarkError, run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import PROFILES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_file import write_result
 
 
@@ -294,6 +308,7 @@ def main():
             sizes=dict(type="dict", default={}),
             reps=dict(type="int"),
             timeout=dict(type="float"),
+            gpu_lock=dict(type="str"),
             gates=dict(type="dict", default={}),
             dest=dict(type="path"),
         ),
@@ -304,8 +319,9 @@ def main():
     if dest and not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
         module.fail_json(msg="the directory of dest %s does not exist" % dest)
     host = socket.gethostname()
+    lock = default_lock_path() if module.params["gpu_lock"] is None else module.params["gpu_lock"]
     try:
-        document = run(dict(module.params, python=module.params["python"] or sys.executable), host)
+        document = run(dict(module.params, python=module.params["python"] or sys.executable, gpu_lock=lock), host)
     except BenchmarkError as err:
         module.fail_json(msg=str(err))
     errors = schema_errors(document)

@@ -25,6 +25,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustai
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import LAST_S
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import open_sampler, summarize
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES, err_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_error_text, nvml_snapshot
 
 
@@ -96,6 +97,8 @@ def run_device(plan, emit):
     if device.type == "cuda":
         sampler, telemetry_error = open_sampler(_uuid(torch.cuda.get_device_properties(device)))
     results = {}
+    # GPU work of other checks on this host waits while figures are taken (common.gpu_lock).
+    lock = acquire(plan.get("gpu_lock"), False, plan.get("gpu_lock_wait_s", 30.0)) if device.type == "cuda" else None
     with torch.no_grad():
         for test in plan["tests"]:
             start = time.monotonic()
@@ -114,13 +117,14 @@ def run_device(plan, emit):
             results[test["name"]] = result
             if device.type == "cuda":
                 torch.cuda.empty_cache()
-            emit({"tests": results})
+            emit({"tests": results, "gpu_lock": lock})
 
 
 def run_multi(plan, emit):
     import torch
     gpus = plan.get("gpus")
     results = {}
+    lock = acquire(plan.get("gpu_lock"), False, plan.get("gpu_lock_wait_s", 30.0)) if gpus else None
     # allreduce forks its ranks, which must happen before this process initialises CUDA.
     for test in sorted(plan["tests"], key=lambda test: test["op"] != "allreduce"):
         start = time.monotonic()
@@ -133,7 +137,7 @@ def run_multi(plan, emit):
             result = {"error": err_text(exc)}
         result["wall_s"] = round(time.monotonic() - start, 3)
         results[test["name"]] = result
-        emit({"tests": results})
+        emit({"tests": results, "gpu_lock": lock})
 
 
 def main(argv, emit):

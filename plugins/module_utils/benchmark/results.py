@@ -59,6 +59,9 @@ def problems(document):
         label = "%s (%s)" % (device["device"], device["name"])
         if device["status"] != "ok":
             lines.append("%s: benchmark child %s: %s" % (label, device["status"], device["error"]))
+        lock = device.get("gpu_lock") or {}
+        if lock.get("error"):
+            lines.append("%s: measured without the host's GPU lock: %s" % (label, lock["error"]))
         for fig in device["figures"].values():
             if fig["status"] not in ("ok", "skipped"):
                 lines.append("%s: %s %s: %s" % (label, fig["test"], fig["status"], fig["error"]))

@@ -141,6 +141,13 @@ def _child(python, program, plan, timeout, env=None):
 
 
 P2P_OFF = {"NCCL_P2P_DISABLE": "1"}
+# A child waits for the host's GPU lock (common.gpu_lock) at most this share of its timeout.
+LOCK_WAIT_SHARE = 0.25
+
+
+def lock_plan(params, settings):
+    """The plan keys that make a child take the host's GPU lock before measuring."""
+    return {"gpu_lock": params.get("gpu_lock") or None, "gpu_lock_wait_s": settings["timeout"] * LOCK_WAIT_SHARE}
 
 
 def _multi_with_retry(python, program, plan, timeout):
@@ -187,8 +194,8 @@ def _run_device(python, program, run, gpu, facts):
     key = gpu["index"] if gpu else None
     device_tests = [name for name in names if spec_of(name)["scope"] == "device"]
     todo = [name for name in device_tests if key not in skips.get(name, {})]
-    plan = {"mode": "device", "device": "cuda:%d" % key if gpu else "cpu", "settings": settings,
-            "tests": [_entry(name, sizes) for name in todo]}
+    plan = dict(run["lock"], mode="device", device="cuda:%d" % key if gpu else "cpu", settings=settings,
+                tests=[_entry(name, sizes) for name in todo])
     result = _child(python, program, plan, settings["timeout"])
     raw = (result["result"] or {}).get("tests") or {}
     peak_gpu = _peak_gpu(gpu) if gpu else None
@@ -197,7 +204,8 @@ def _run_device(python, program, run, gpu, facts):
         found = {"skipped": skips[name][key]} if name not in todo else raw.get(name)
         figures[name] = figure(name, sizes[name], found, peak_info(name, peak_gpu), _missing(result))
     entry = _device_entry(gpu, facts)
-    entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures)
+    entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures,
+                 gpu_lock=(result["result"] or {}).get("gpu_lock"))
     return entry
 
 
@@ -207,9 +215,9 @@ def _run_multi(python, program, run, gpus):
     if not tests:
         return None
     todo = [name for name in tests if name not in skips]
-    plan = {"mode": "multi", "device": "cuda" if gpus else "cpu", "gpus": [gpu["index"] for gpu in gpus or []],
-            "settings": settings, "collective_timeout_s": settings["timeout"] / 2.0,
-            "tests": [_entry(name, sizes) for name in todo]}
+    plan = dict(run["lock"], mode="multi", device="cuda" if gpus else "cpu", gpus=[gpu["index"] for gpu in gpus or []],
+                settings=settings, collective_timeout_s=settings["timeout"] / 2.0,
+                tests=[_entry(name, sizes) for name in todo])
     result, modes = _multi_with_retry(python, program, plan, settings["timeout"])
     raw = (result["result"] or {}).get("tests") or {}
     figures = {}
@@ -222,7 +230,7 @@ def _run_multi(python, program, run, gpus):
     status = result["status"] if todo else "skipped"
     working = [mode["env"] for mode in modes if mode["status"] == "ok"]
     return {"gpus": plan["gpus"], "status": status, "error": result["error"], "seconds": result["seconds"],
-            "figures": figures, "attempts": modes,
+            "figures": figures, "attempts": modes, "gpu_lock": (result["result"] or {}).get("gpu_lock"),
             "working_env": working[0] if working else None}
 
 
@@ -239,7 +247,7 @@ def run(params, host):
     gpus = _gpus(facts, params.get("gpus"), python) if device == "cuda" else None
     skips = _skips(names, device, gpus)
     _check_gates_after_probe(params, names, skips, gpus)
-    plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips}
+    plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips, "lock": lock_plan(params, settings)}
     devices = [_run_device(python, program, plan, gpu, facts) for gpu in gpus or [None]]
     document = {
         "schema": SCHEMA, "host": host, "device": device, "profile": params["profile"], "tests": names,

@@ -55,6 +55,17 @@ def test_problems_list_what_gave_no_figure():
         "multi-GPU benchmark child timeout: timed out after 120 s"]
 
 
+def test_problems_name_a_figure_taken_without_the_gpu_lock():
+    doc = document()
+    doc["devices"][0]["figures"].pop("memcpy")
+    doc["devices"][0]["gpu_lock"] = {"path": "/run/lock/x", "mode": "exclusive", "held": False, "waited_s": 30.0,
+                                     "error": "another process held /run/lock/x for 30.0 s: went on without it"}
+    assert problems(doc) == ["cuda:0 (NVIDIA H100 80GB HBM3): measured without the host's GPU lock: another "
+                             "process held /run/lock/x for 30.0 s: went on without it"]
+    doc["devices"][0]["gpu_lock"].update(held=True, error=None)
+    assert problems(doc) == []
+
+
 def test_write_is_atomic_with_mode_0644(tmp_path):
     dest = tmp_path / "benchmark.json"
     dest.write_text("old")
