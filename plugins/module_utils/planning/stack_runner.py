@@ -13,6 +13,7 @@ import os
 import subprocess
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import py_env
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, stack_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError
@@ -27,11 +28,29 @@ def probe(python, names, pip_check, timeout):
     return ran["error"] or ran["stderr_tail"] or ran["status"]
 
 
+def adopted_before(root, path, python):
+    """The stack name when venvs/<stack> already links to `path` and the torch installed there (read
+    from its files) still names that stack; None otherwise. An adoption is only recorded after
+    torch imported there, so a second run need not import it again."""
+    build = py_env.torch_build(python, py_env.packages(python))
+    try:
+        stack = lifecycle.adopt_name(build["version"]) if build else None
+    except ValueError:
+        return None
+    link = os.path.join(root, lifecycle.VENVS, stack) if stack else None
+    if link and os.path.islink(link) and os.readlink(link) == path:
+        return stack
+    return None
+
+
 def adopt(root, path, check_mode, timeout=300):
     """Link `path` in as venvs/<stack>, the name from its torch version. Returns stack, python, changed."""
     python = os.path.join(path, "bin", "python3")
     if not os.path.exists(python):
         raise StackError("pytorch_adopt_path %s has no bin/python3." % path)
+    stack = adopted_before(root, path, python)
+    if stack:
+        return {"stack": stack, "python": python, "changed": False}
     found = probe(python, ["torch"], False, timeout)
     if not isinstance(found, dict) or found["errors"]:
         why = found["errors"]["torch"] if isinstance(found, dict) else found

@@ -19,11 +19,14 @@ import json
 import os
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import packages, site_dirs, torch_build
+
+__all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
+           "gpu_uuids", "load", "packages", "site_dirs", "torch_build"]
 SCHEMA = "blackwell.pytorch.verify/1"
 COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "collection_version")
 _DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)")
 _UUID_RE = re.compile(r"^GPU UUID:\s*(\S+)", re.MULTILINE)
-_TORCH_FIELD_RE = re.compile(r"^(git_version|cuda|hip)\s*(?::\s*[\w\[\], ]+)?=\s*['\"]?([^'\"\n]*)['\"]?", re.MULTILINE)
 
 
 def _read(path):
@@ -63,51 +66,6 @@ def cuda_toolkit(cuda_home):
             pass
     match = re.search(r"CUDA Version\s+([0-9.]+)", _read(os.path.join(cuda_home, "version.txt")) or "")
     return match.group(1) if match else None
-
-
-def site_dirs(python):
-    """site-packages / dist-packages directories of the environment whose interpreter is `python`
-    (bin/python of a venv: the venv's own; symlinks are not followed, so a venv stays itself)."""
-    prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
-    found = []
-    for pattern in ("lib/python3*/site-packages", "lib64/python3*/site-packages", "lib/python3*/dist-packages"):
-        found.extend(sorted(glob.glob(os.path.join(prefix, pattern))))
-    return found
-
-
-def _normal(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def packages(python):
-    """Sorted "name==version" of every distribution installed in the environment."""
-    found = set()
-    for directory in site_dirs(python):
-        for path in glob.glob(os.path.join(directory, "*.dist-info")) + glob.glob(os.path.join(directory, "*.egg-info")):
-            stem = os.path.basename(path).rsplit(".", 1)[0]
-            name, sep, version = stem.partition("-")
-            if sep:
-                found.add("%s==%s" % (_normal(name), version.split("-py")[0]))
-    return sorted(found)
-
-
-def torch_build(python, package_set):
-    """{version, cuda, git_version} of the environment's torch (None when torch is not installed)."""
-    version = None
-    for entry in package_set:
-        if entry.startswith("torch=="):
-            version = entry.split("==", 1)[1]
-    if version is None:
-        return None
-    build = {"version": version, "cuda": None, "git_version": None}
-    for directory in site_dirs(python):
-        text = _read(os.path.join(directory, "torch", "version.py"))
-        if text:
-            for key, value in _TORCH_FIELD_RE.findall(text):
-                if key in build:
-                    build[key] = None if value in ("None", "") else value
-            break
-    return build
 
 
 def digest(components):

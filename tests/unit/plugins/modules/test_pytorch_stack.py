@@ -106,3 +106,39 @@ def test_a_failed_present_still_marks_its_end(tmp_path, run_module):
         "expected": {"torch": "2.9.1+cu128"}, "log": str(log), "run_id": "r1"})
     assert status == "fail" and "could not create the venv" in result["msg"]
     assert (tmp_path / "logs" / "pip.log.rc").read_text() == "r1 1\n"
+
+
+def _env_with_torch_files(tmp_path, version):
+    """An environment whose files say torch `version` is installed; its interpreter is a script that
+    records each run (so a test sees whether torch was imported there) and cannot import torch."""
+    env = tmp_path / "env"
+    site = env / "lib" / "python3.11" / "site-packages"
+    (site / ("torch-%s.dist-info" % version)).mkdir(parents=True)
+    (site / "torch").mkdir()
+    (site / "torch" / "version.py").write_text("__version__ = '%s'\ncuda = '13.0'\n" % version)
+    (env / "bin").mkdir()
+    runs = tmp_path / "runs"
+    script = env / "bin" / "python3"
+    script.write_text("#!/bin/sh\necho run >> %s\nexit 3\n" % runs)
+    script.chmod(0o755)
+    return env, runs
+
+
+def test_adopted_again_reads_the_version_from_files_without_importing_torch(tmp_path, run_module):
+    env, runs = _env_with_torch_files(tmp_path, "2.11.0+cu130")
+    root = tmp_path / "root"
+    (root / "venvs").mkdir(parents=True)
+    os.symlink(str(env), str(root / "venvs" / "torch-2.11.0-cu130"))
+    status, result = run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": str(env)})
+    assert status == "exit" and not result["changed"] and result["stack"] == "torch-2.11.0-cu130"
+    assert not runs.exists()
+
+
+def test_adopted_imports_torch_when_the_link_is_missing_or_names_another_version(tmp_path, run_module):
+    env, runs = _env_with_torch_files(tmp_path, "2.11.0+cu130")
+    root = tmp_path / "root"
+    (root / "venvs").mkdir(parents=True)
+    os.symlink(str(env), str(root / "venvs" / "torch-2.10.0-cu130"))  # adopted before an upgrade in place
+    status, result = run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": str(env)})
+    assert status == "fail" and "torch does not import there" in result["msg"]
+    assert runs.exists()

@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A Python environment read from its files, without running it: its site directories, the
+distributions installed there (*.dist-info / *.egg-info names) and its torch build
+(torch/version.py). Costs milliseconds where importing torch costs seconds. No Ansible import.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+
+_TORCH_FIELD_RE = re.compile(r"^(git_version|cuda|hip)\s*(?::\s*[\w\[\], ]+)?=\s*['\"]?([^'\"\n]*)['\"]?", re.MULTILINE)
+
+
+def _read(path):
+    try:
+        with open(path) as stream:
+            return stream.read()
+    except (IOError, OSError, UnicodeDecodeError):
+        return None
+
+
+def _normal(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def site_dirs(python):
+    """site-packages / dist-packages directories of the environment whose interpreter is `python`
+    (bin/python of a venv: the venv's own; symlinks are not followed, so a venv stays itself)."""
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    found = []
+    for pattern in ("lib/python3*/site-packages", "lib64/python3*/site-packages", "lib/python3*/dist-packages"):
+        found.extend(sorted(glob.glob(os.path.join(prefix, pattern))))
+    return found
+
+
+def packages(python):
+    """Sorted "name==version" of every distribution installed in the environment."""
+    found = set()
+    for directory in site_dirs(python):
+        for path in glob.glob(os.path.join(directory, "*.dist-info")) + glob.glob(os.path.join(directory, "*.egg-info")):
+            stem = os.path.basename(path).rsplit(".", 1)[0]
+            name, sep, version = stem.partition("-")
+            if sep:
+                found.add("%s==%s" % (_normal(name), version.split("-py")[0]))
+    return sorted(found)
+
+
+def torch_build(python, package_set):
+    """{version, cuda, git_version} of the environment's torch (None when torch is not installed)."""
+    version = None
+    for entry in package_set:
+        if entry.startswith("torch=="):
+            version = entry.split("==", 1)[1]
+    if version is None:
+        return None
+    build = {"version": version, "cuda": None, "git_version": None}
+    for directory in site_dirs(python):
+        text = _read(os.path.join(directory, "torch", "version.py"))
+        if text:
+            for key, value in _TORCH_FIELD_RE.findall(text):
+                if key in build:
+                    build[key] = None if value in ("None", "") else value
+            break
+    return build
