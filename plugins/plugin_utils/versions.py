@@ -9,11 +9,21 @@ Version itself, so versions compare exactly as pip and packaging compare them.
 """
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
+from ansible.errors import AnsibleError
+
+try:
+    from packaging.version import InvalidVersion, Version
+except ImportError as err:  # ansible-core requires packaging; a broken controller install may lack it
+    PACKAGING_IMPORT_ERROR = err
+else:
+    PACKAGING_IMPORT_ERROR = None
 
 
 def parse(text):
     """{"epoch", "release", "pre", "post", "dev", "local", "key"} of `text`; None when it is no version."""
+    if PACKAGING_IMPORT_ERROR is not None:
+        raise AnsibleError("the Python package packaging is needed on the controller (ansible-core requires it): %s"
+                           % PACKAGING_IMPORT_ERROR)
     try:
         version = Version(str(text if text is not None else ""))
     except InvalidVersion:

@@ -11,5 +11,12 @@ def assert_each_argument_matters(function, base, changes):
     reference = function(**base)
     for name, other in changes.items():
         assert name in base, name
-        assert function(**dict(base, **{name: other})) != reference, "argument %s has no effect" % name
+        assert function(**changed(base, **{name: other})) != reference, "argument %s has no effect" % name
     return reference
+
+
+def changed(base, **changes):
+    """A copy of the keyword arguments `base` with `changes` applied."""
+    result = dict(base)
+    result.update(changes)
+    return result

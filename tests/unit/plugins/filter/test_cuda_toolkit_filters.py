@@ -6,7 +6,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.blackwell.pytorch.plugins.filter.cuda_toolkit import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import nvcc_check
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import toolkit_plan
-from shells import assert_each_argument_matters
+from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
 RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -29,8 +29,8 @@ def test_toolkit_plan_passes_every_argument():
                                   {"12.9": "/usr/local/cuda-12.9"}, None)
     assert result["ok"] and result["install"] == ["12.8"] and result["managed"] == ["12.9"]
     # minor_compat matters where the driver is older than a toolkit's minimum
-    older = dict(PLAN_BASE, driver="570.133.07")
-    assert not F["cuda_toolkit_plan"](**older)["ok"] and F["cuda_toolkit_plan"](**dict(older, minor_compat="yes"))["ok"]
+    older = changed(PLAN_BASE, driver="570.133.07")
+    assert not F["cuda_toolkit_plan"](**older)["ok"] and F["cuda_toolkit_plan"](**changed(older, minor_compat="yes"))["ok"]
 
 
 def test_toolkit_plan_takes_lists_and_mappings_too():

@@ -50,3 +50,14 @@ def test_call_maps_value_error_only():
     assert isinstance(caught.value.__cause__, ValueError)
     with pytest.raises(KeyError):
         call("f", {}.__getitem__, "x")
+
+
+def test_controller_parser_says_when_packaging_is_missing(monkeypatch):
+    from ansible.errors import AnsibleError
+
+    from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
+
+    assert versions.PACKAGING_IMPORT_ERROR is None and versions.parse("2.9.1")["release"] == (2, 9, 1)
+    monkeypatch.setattr(versions, "PACKAGING_IMPORT_ERROR", ImportError("No module named 'packaging'"))
+    with pytest.raises(AnsibleError, match="packaging is needed on the controller .*No module named 'packaging'"):
+        versions.parse("2.9.1")

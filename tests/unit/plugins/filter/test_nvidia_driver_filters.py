@@ -5,7 +5,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.nvidia_driver import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import plan, policy
-from shells import assert_each_argument_matters
+from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
 RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -29,13 +29,13 @@ def test_driver_plan_passes_every_argument():
                                       "6.8.0-50-generic", "Debian")
     assert result["ok"] and result["action"] == "manage" and result["headers_meta"] == "linux-headers-generic"
     # upgrade only matters where installed packages are of another branch
-    other = dict(PLAN_BASE, branch="590", packages=PACKAGES)
-    assert not F["nvidia_driver_plan"](**other)["ok"] and F["nvidia_driver_plan"](**dict(other, upgrade=True))["ok"]
+    other = changed(PLAN_BASE, branch="590", packages=PACKAGES)
+    assert not F["nvidia_driver_plan"](**other)["ok"] and F["nvidia_driver_plan"](**changed(other, upgrade=True))["ok"]
 
 
 @pytest.mark.parametrize("value,expected", [("true", True), ("no", False), (1, True)])
 def test_driver_plan_reads_booleans_as_ansible_does(value, expected):
-    other = dict(PLAN_BASE, branch="590", packages=PACKAGES, upgrade=value)
+    other = changed(PLAN_BASE, branch="590", packages=PACKAGES, upgrade=value)
     assert F["nvidia_driver_plan"](**other)["ok"] is expected
 
 

@@ -5,7 +5,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve, source_build
-from shells import assert_each_argument_matters
+from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
@@ -28,9 +28,9 @@ def test_plan_passes_every_argument():
     assert result == resolve.resolve_stack(**PLAN_BASE)
     assert result["error"] is None and result["stack"] == "torch-2.9.1-cu128"
     # method, toolkit_cuda, builds and cuda_home act on a source plan
-    source = dict(PLAN_BASE, method="source", channel="", toolkit_cuda="12.8")
+    source = changed(PLAN_BASE, method="source", channel="", toolkit_cuda="12.8")
     assert_each_argument_matters(F["torch_plan"], source, {"method": "wheel", "toolkit_cuda": "13.0"})
-    no_toolkit = dict(source, toolkit_cuda=None)
+    no_toolkit = changed(source, toolkit_cuda=None)
     assert_each_argument_matters(F["torch_plan"], no_toolkit, {"cuda_home": "/opt/cuda-12.8", "builds": False})
     error = F["torch_plan"](**no_toolkit)["error"]
     assert error.startswith("a source build needs a CUDA toolkit and there is none at /usr/local/cuda")
