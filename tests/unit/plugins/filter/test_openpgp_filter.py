@@ -19,18 +19,22 @@ def _mpi(value):
 
 
 def _armored_key(modulus, user_id):
-    """A v4 RSA public key packet and a user id, armored: enough for the fingerprint check."""
+    """A v4 RSA public key packet and a user id, armored (enough for the fingerprint check), and its fingerprint."""
     body = b"\x04" + (1700000000).to_bytes(4, "big") + b"\x01" + _mpi(modulus) + _mpi(65537)
     uid = user_id.encode()
     data = bytes([0x98, len(body)]) + body + bytes([0xB4, len(uid)]) + uid
     crc = base64.b64encode(_crc24(data).to_bytes(3, "big")).decode()
     armored = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n%s\n=%s\n-----END PGP PUBLIC KEY BLOCK-----\n" % (
         base64.b64encode(data).decode(), crc)
-    return armored, hashlib.sha1(b"\x99" + len(body).to_bytes(2, "big") + body).hexdigest().upper()
+    return {"armored": armored, "fingerprint": hashlib.sha1(b"\x99" + len(body).to_bytes(2, "big") + body).hexdigest().upper()}
 
 
-KEY, FINGERPRINT = _armored_key((1 << 1023) + 12345, "Test Vendor <vendor@example.invalid>")
-OTHER_KEY, OTHER_FINGERPRINT = _armored_key((1 << 1023) + 54321, "Other <other@example.invalid>")
+_VENDOR = _armored_key((1 << 1023) + 12345, "Test Vendor <vendor@example.invalid>")
+_OTHER = _armored_key((1 << 1023) + 54321, "Other <other@example.invalid>")
+KEY = _VENDOR["armored"]
+FINGERPRINT = _VENDOR["fingerprint"]
+OTHER_KEY = _OTHER["armored"]
+OTHER_FINGERPRINT = _OTHER["fingerprint"]
 
 
 def test_pinned_key_passes_through_the_shell():
