@@ -1,54 +1,66 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters the pytorch role plans with: the logic lives in module_utils/planning (resolve,
-source_build, lifecycle); each filter is documented in a sidecar YAML file of its name."""
+"""Filters the pytorch role plans with: thin shells over module_utils/planning (resolve, source_build,
+lifecycle), each documented in a sidecar YAML file of its name. Versions are read with packaging
+(plugin_utils/versions.py)."""
 from __future__ import annotations
-
-from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve as torch_resolve
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
+    as_bool, as_dicts, as_list, call, text)
 
 
 def torch_plan(version, channel="", torchvision="", torchaudio="", companions=("torchvision", "torchaudio"),
                gpus=None, driver_cuda=None, method="wheel", toolkit_cuda=None, builds=True, local_label=True,
                cuda_home="/usr/local/cuda"):
     """The plan of one host (torch_resolve.resolve_stack); plan.error holds a refusal."""
-    try:
-        return torch_resolve.resolve_stack(
-            version=version or "", channel=channel or "", torchvision=torchvision or "", torchaudio=torchaudio or "",
-            companions=list(companions or ()), gpus=list(gpus or ()), driver_cuda=driver_cuda or None,
-            method=method, toolkit_cuda=toolkit_cuda or None, builds=bool(builds), local_label=bool(local_label),
-            cuda_home=cuda_home)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise AnsibleFilterError("torch_plan: %s" % exc)
+    name = "torch_plan"
+    return call(name, torch_resolve.resolve_stack, version=text(version), channel=text(channel),
+                torchvision=text(torchvision), torchaudio=text(torchaudio),
+                companions=[text(c) for c in as_list(companions, "companions", name)],
+                gpus=as_dicts(gpus, "gpus", name), driver_cuda=driver_cuda or None, method=text(method),
+                toolkit_cuda=text(toolkit_cuda) or None, builds=as_bool(builds, "builds", name),
+                local_label=as_bool(local_label, "local_label", name), cuda_home=text(cuda_home),
+                parse=versions.parse)
 
 
 def torch_arch_list(gpu_lists, ptx=False):
-    try:
-        return torch_source.arch_list(gpu_lists, ptx=bool(ptx))
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise AnsibleFilterError("torch_arch_list: %s" % exc)
+    """TORCH_CUDA_ARCH_LIST for the GPUs of every host (a list of per-host GPU lists)."""
+    name = "torch_arch_list"
+    hosts = [as_dicts(gpus, "gpu_lists[%d]" % index, name)
+             for index, gpus in enumerate(as_list(gpu_lists, "gpu_lists", name))]
+    return call(name, torch_source.arch_list, hosts, ptx=as_bool(ptx, "ptx", name))
 
 
 def torch_arch_rejections(arch_list, cmake_text, nvcc_arch_output=""):
-    return torch_source.arch_rejections(cmake_text, arch_list) + torch_source.nvcc_rejections(nvcc_arch_output, arch_list)
+    """Entries of TORCH_CUDA_ARCH_LIST the tree or the toolkit cannot build."""
+    return call("torch_arch_rejections", torch_source.build_rejections, text(arch_list), text(cmake_text),
+                text(nvcc_arch_output))
 
 
 def torch_max_jobs(cpus, memory_mb, gib_per_job=torch_source.DEFAULT_GIB_PER_JOB, override=0):
-    return torch_source.max_jobs(cpus, memory_mb, gib_per_job=gib_per_job, override=override)
+    """MAX_JOBS of a source build from the cores and the available memory."""
+    return call("torch_max_jobs", torch_source.max_jobs, cpus, memory_mb, gib_per_job=gib_per_job, override=override)
 
 
-def torch_hashes_mismatches(text, pins):
-    return torch_resolve.hashes_file_mismatches(text, pins)
+def torch_hashes_mismatches(hashes_text, pins):
+    """Pins of the plan the hashes file does not pin exactly."""
+    name = "torch_hashes_mismatches"
+    return call(name, torch_resolve.hashes_file_mismatches, text(hashes_text),
+                [text(pin) for pin in as_list(pins, "pins", name)])
 
 
 def torch_pip_progress(log_text):
-    return lifecycle.pip_progress(log_text)
+    """One line on what pip is doing, from its log."""
+    return lifecycle.pip_progress(text(log_text))
 
 
 class FilterModule(object):
+    """blackwell.pytorch PyTorch planning filters."""
+
     def filters(self):
         return {
             "torch_plan": torch_plan,

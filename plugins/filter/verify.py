@@ -1,38 +1,47 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters the verify and fleet_report roles render with: the logic lives in module_utils
-(verify_report, fleet_report); each filter is documented in a sidecar YAML file of its name."""
+"""Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
+(report, fleet_report); each filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report as verify_report
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, call
 
 
 def verify_summary(document):
-    return verify_report.summary(document)
+    """One line per benchmarked device of a verification result."""
+    return call("verify_summary", verify_report.summary, as_dict(document, "document", "verify_summary"))
 
 
 def verify_check_gpu(gpu):
-    return verify_report.check_gpu(gpu)
+    """The few facts of a torch_cuda_check GPU entry the result keeps."""
+    return verify_report.check_gpu(as_dict(gpu, "gpu", "verify_check_gpu", allow_none=False))
 
 
 def verify_prometheus(document):
-    return verify_report.prometheus(document)
+    """The node_exporter textfile of a verification result."""
+    return call("verify_prometheus", verify_report.prometheus, as_dict(document, "document", "verify_prometheus"))
 
 
 def fleet_report_data(documents):
-    return fleet_report.fleet(dict(documents))
+    """The fleet document from {host: verification result or None}."""
+    return call("fleet_report_data", fleet_report.fleet, as_dict(documents, "documents", "fleet_report_data"))
 
 
 def fleet_report_markdown(report):
-    return fleet_report.markdown(report)
+    """The fleet document as Markdown."""
+    return call("fleet_report_markdown", fleet_report.markdown, as_dict(report, "report", "fleet_report_markdown"))
 
 
 def fleet_report_html(report):
-    return fleet_report.html(report)
+    """The fleet document as one HTML page."""
+    return call("fleet_report_html", fleet_report.html, as_dict(report, "report", "fleet_report_html"))
 
 
 class FilterModule(object):
+    """blackwell.pytorch verification report filters."""
+
     def filters(self):
         return {"verify_summary": verify_summary, "verify_check_gpu": verify_check_gpu,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,

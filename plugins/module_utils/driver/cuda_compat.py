@@ -9,18 +9,19 @@
 - which GPU architectures each toolkit can target (`nvcc --list-gpu-arch`);
 - the default toolkit for a driver: the newest one the driver runs natively that can target
   every GPU;
-- parsing `nvcc --version` and `nvcc --list-gpu-arch`, and the toolkit plan the cuda_toolkit
-  role follows.
+- parsing `nvcc --version` and `nvcc --list-gpu-arch`, and checking one nvcc against the GPUs
+  (the toolkit plan the cuda_toolkit role follows is in driver/toolkit_plan.py).
 
 A table ages: the role verifies the installed nvcc's own answers after installing.
-No Ansible import: the filter plugin and the unit tests use these functions.
+Driver versions compare through `parse` (common.versions.parse by default; the filters pass
+packaging's). No Ansible import: the filter plugins and the unit tests use these functions.
 """
 from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import (
-    gpu_label, parse_package_lines, plain_version)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import parse_package_lines, plain_version
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 _ARCH_12_0 = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
@@ -69,15 +70,17 @@ def package_name(version):
     return "cuda-toolkit-%d-%d" % tuple(parse_cuda_version(version))
 
 
-def driver_tuple(version):
-    """"580.95.05" -> (580, 95, 5); "580" -> (580,); debian "580.95.05-1" / epoch "1:" stripped.
+def driver_key(version, parse=versions.parse):
+    """Sort key of a driver version: "580.95.05", "580"; debian "580.95.05-1" / epoch "1:" stripped.
 
-    Raises ValueError for text that is not a driver version.
+    parse: the version parser (common.versions.parse; the filters pass packaging's), so "580" <
+    "580.65.06" < "580.95.05". Raises ValueError for text that is not a driver version.
     """
     text = plain_version(str(version or "").strip()) or ""
-    if not re.match(r"^\d+(\.\d+)*$", text):
+    fields = parse(text) if re.match(r"^\d+(\.\d+)*$", text) else None
+    if fields is None:
         raise ValueError("not a driver version: %r" % (version,))
-    return tuple(int(part) for part in text.split("."))
+    return fields["key"]
 
 
 def minimum_driver(version):
@@ -86,7 +89,7 @@ def minimum_driver(version):
     return row[0] if row else None
 
 
-def driver_supports(version, driver, minor_compat=False):
+def driver_supports(version, driver, minor_compat=False, parse=versions.parse):
     """(ok, how) for toolkit `version` on driver `driver`.
 
     how: "native" (driver >= the toolkit's minimum), "minor_compat" (only through minor-version
@@ -97,11 +100,11 @@ def driver_supports(version, driver, minor_compat=False):
     if need is None:
         return False, "CUDA %s is not in the toolkit table (known: %s)" % (
             cuda_string(cuda), ", ".join(cuda_string(v) for v in sorted(TOOLKITS)))
-    have = driver_tuple(driver)
-    if have >= driver_tuple(need):
+    have = driver_key(driver, parse)
+    if have >= driver_key(need, parse):
         return True, "native"
     floor = MINOR_COMPAT_FLOOR.get(cuda[0])
-    if floor and have >= driver_tuple(floor):
+    if floor and have >= driver_key(floor, parse):
         if minor_compat:
             return True, "minor_compat"
         return False, ("CUDA %s needs driver >= %s; driver %s runs it only through minor-version "
@@ -111,10 +114,10 @@ def driver_supports(version, driver, minor_compat=False):
     return False, "CUDA %s needs driver >= %s; the driver is %s" % (cuda_string(cuda), need, driver)
 
 
-def driver_cuda_version(driver):
+def driver_cuda_version(driver, parse=versions.parse):
     """The newest CUDA the table says `driver` runs natively, "13.0" for 580.95.05; None if none."""
-    have = driver_tuple(driver)
-    fits = [v for v, row in TOOLKITS.items() if have >= driver_tuple(row[0])]
+    have = driver_key(driver, parse)
+    fits = [v for v, row in TOOLKITS.items() if have >= driver_key(row[0], parse)]
     return cuda_string(max(fits)) if fits else None
 
 
@@ -137,17 +140,17 @@ def untargetable(version, capabilities):
                   key=lambda name: int(name.split("_")[1]))
 
 
-def default_toolkit(driver, capabilities=(), driver_cuda=None, choices=INSTALLABLE):
+def default_toolkit(driver, capabilities=(), driver_cuda=None, choices=INSTALLABLE, parse=versions.parse):
     """The newest toolkit of `choices` the driver runs natively and that targets every GPU.
 
     driver_cuda ("13.0", NVML's CUDA driver version) caps the choice when given. Returns
     "13.0" or None when nothing fits.
     """
-    have = driver_tuple(driver)
+    have = driver_key(driver, parse)
     cap = parse_cuda_version(driver_cuda) if driver_cuda else None
     for version in sorted((parse_cuda_version(v) for v in choices), reverse=True):
         row = TOOLKITS.get(version)
-        if not row or have < driver_tuple(row[0]) or (cap and version > cap):
+        if not row or have < driver_key(row[0], parse) or (cap and version > cap):
             continue
         if untargetable(version, capabilities):
             continue
@@ -240,139 +243,7 @@ def toolkits_from_packages(text):
     return sorted(set(versions), key=parse_cuda_version)
 
 
-def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), minor_compat=False,
-                 manage="auto", installed=(), found=None, current=None):
-    """Decide what the cuda_toolkit role does, before it changes anything.
-
-    versions: requested toolkits ([] = choose one from the driver); default: the one
-    /usr/local/cuda points at ("" = the newest requested); driver: the driver version the
-    toolkits will run on (None when unknown); driver_cuda: NVML's CUDA driver version; gpus:
-    ansible_facts.nvidia_gpus; manage: auto | true | false; installed: toolkit versions
-    installed as packages ("12.8"); found: {"12.8": "/usr/local/cuda-12.8", ...} toolkits whose
-    nvcc answers with that release, wherever they live (packages included); current: the
-    release /usr/local/cuda/bin/nvcc answers with (None when none).
-
-    manage auto leaves the toolkits alone (action adopt) when every requested release answers
-    already and /usr/local/cuda answers with the default; otherwise it installs what is missing
-    and points /usr/local/cuda at the default (action manage). true always manages; false checks.
-
-    Returns {"ok", "problems", "warnings", "versions", "default", "install" (versions to
-    install), "packages", "adopted" ({version: path} found answering, left as they are),
-    "managed" (versions whose package is installed), "current",
-    "action": manage | adopt | check, "driver", "driver_cuda", "chosen_from_driver"}.
-    """
-    found = dict(found or {})
-    installed = [cuda_string(parse_cuda_version(v)) for v in (installed or [])]
-    gpus = list(gpus or [])
-    caps = [gpu.get("compute_capability") or gpu.get("sm") for gpu in gpus]
-    plan = {"ok": False, "problems": [], "warnings": [], "versions": [], "default": None,
-            "install": [], "packages": [], "adopted": {}, "managed": [], "action": "manage",
-            "driver": driver or None, "driver_cuda": driver_cuda or None, "chosen_from_driver": False,
-            "current": current or None}
-    problems, warnings = plan["problems"], plan["warnings"]
-    manage = str(manage).lower()
-    if manage in ("yes", "on", "1"):
-        manage = "true"
-    elif manage in ("no", "off", "0"):
-        manage = "false"
-    if manage not in ("auto", "true", "false"):
-        problems.append("cuda_toolkit_manage must be auto, true or false, not %r" % manage)
-        return plan
-
-    if driver:
-        try:
-            driver_tuple(driver)
-        except ValueError as err:
-            problems.append(str(err))
-            return plan
-        if not driver_cuda:
-            plan["driver_cuda"] = driver_cuda_version(driver)
-
-    try:
-        wanted = [parse_cuda_version(v) for v in (versions or [])]
-    except ValueError as err:
-        problems.append("cuda_toolkit_versions: %s" % err)
-        return plan
-    if not wanted:
-        if not driver:
-            problems.append("cuda_toolkit_versions is empty and no driver version is known to choose "
-                            "from: run the nvidia_driver role first, or set cuda_toolkit_versions "
-                            "(or cuda_toolkit_driver_version)")
-            return plan
-        chosen = default_toolkit(driver, caps, plan["driver_cuda"])
-        if not chosen:
-            problems.append("no toolkit of %s runs on driver %s and targets %s" % (
-                ", ".join(cuda_string(v) for v in INSTALLABLE), driver,
-                ", ".join(gpu_label(g) for g in gpus) or "the GPUs"))
-            return plan
-        wanted = [parse_cuda_version(chosen)]
-        plan["chosen_from_driver"] = True
-    wanted = sorted(set(wanted))
-    plan["versions"] = [cuda_string(v) for v in wanted]
-
-    for version in wanted:
-        label = cuda_string(version)
-        if version not in TOOLKITS:
-            problems.append("CUDA %s is not in the toolkit table (known: %s)" % (
-                label, ", ".join(cuda_string(v) for v in sorted(TOOLKITS))))
-            continue
-        for gpu in gpus:
-            cap = gpu.get("compute_capability") or gpu.get("sm")
-            if untargetable(version, [cap]):
-                problems.append("CUDA %s cannot target %s: its nvcc has no %s (Blackwell needs 12.8 "
-                                "or newer)" % (label, gpu_label(gpu), compute_name(cap))
-                                if parse_capability(cap)[0] >= 10 else
-                                "CUDA %s cannot target %s: its nvcc has no %s" % (
-                                    label, gpu_label(gpu), compute_name(cap)))
-        if driver:
-            ok, how = driver_supports(version, driver, minor_compat)
-            if not ok:
-                problems.append(how)
-            elif how == "minor_compat":
-                warnings.append("CUDA %s runs on driver %s only through minor-version compatibility "
-                                "(needs %s for all its features)" % (label, driver, minimum_driver(version)))
-        else:
-            warnings.append("no driver version known: CUDA %s was not checked against the minimum "
-                            "driver %s" % (label, minimum_driver(version)))
-
-    if default:
-        try:
-            chosen_default = parse_cuda_version(default)
-        except ValueError as err:
-            problems.append("cuda_toolkit_default_version: %s" % err)
-            return plan
-        if chosen_default not in wanted:
-            problems.append("cuda_toolkit_default_version %s is not one of cuda_toolkit_versions %s" % (
-                cuda_string(chosen_default), ", ".join(plan["versions"])))
-    else:
-        chosen_default = wanted[-1]
-    plan["default"] = cuda_string(chosen_default)
-    if problems:
-        return plan
-
-    for version in wanted:
-        label = cuda_string(version)
-        if label in installed:
-            plan["managed"].append(label)
-        if manage == "true":
-            if label not in installed:
-                plan["install"].append(label)
-                if label in found:
-                    warnings.append("CUDA %s already answers at %s outside the package manager; "
-                                    "cuda_toolkit_manage is true, so the package is installed as well" % (
-                                        label, found[label]))
-        elif label in found:
-            plan["adopted"][label] = found[label]
-        elif label in installed:
-            pass  # the package is there; verify.yml asks its nvcc
-        elif manage == "false":
-            problems.append("CUDA %s is not installed and cuda_toolkit_manage is false (check only)" % label)
-        else:
-            plan["install"].append(label)
-    plan["packages"] = [package_name(v) for v in plan["install"]]
-    if manage == "false":
-        plan["action"] = "check"
-    elif manage == "auto" and not plan["install"] and current == plan["default"]:
-        plan["action"] = "adopt"
-    plan["ok"] = not problems
-    return plan
+def nvcc_check_gpus(version_text, arch_text, expected, gpus=()):
+    """nvcc_check for the GPUs of ansible_facts.nvidia_gpus (compute_capability "12.0" or sm "sm_120")."""
+    return nvcc_check(version_text, arch_text, expected,
+                      [gpu.get("compute_capability") or gpu.get("sm") for gpu in gpus or ()])

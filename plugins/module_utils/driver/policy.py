@@ -11,12 +11,14 @@
   nvidia-open, else the older branch-suffixed names;
 - whether a reboot is needed after installing.
 
-No Ansible import: the filter plugin and the unit tests use these functions.
+`parse` arguments take the version parser (common.versions.parse by default; the filters pass
+packaging's). No Ansible import: the filter plugins and the unit tests use these functions.
 """
 from __future__ import annotations
 
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_branch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
@@ -112,6 +114,15 @@ def plain_version(version):
     return str(version).split(":", 1)[-1].split("-", 1)[0]
 
 
+def same_version(one, other, parse=versions.parse):
+    """Whether two driver versions are the same version ("580.95.05" and "580.95.5" are); text
+    that is not a version compares as text."""
+    first, second = parse(plain_version(one)), parse(plain_version(other))
+    if first is None or second is None:
+        return str(one) == str(other)
+    return first["key"] == second["key"]
+
+
 def parse_package_lines(text):
     """Lines "name<TAB>version<TAB>status" (dpkg-query -W -f, or rpm -qa --qf) -> installed packages.
 
@@ -136,7 +147,7 @@ def driver_packages_installed(packages):
     return [p for p in packages if _DRIVER_NAME.match(p["name"]) and not _NOT_DRIVER.match(p["name"])]
 
 
-def installed_driver(packages):
+def installed_driver(packages, parse=versions.parse):
     """What the installed driver packages say: {"version", "branch", "flavor", "names", "held", "unheld"}.
 
     Only core packages (a kernel module or driver meta package) count as an installed driver;
@@ -159,8 +170,8 @@ def installed_driver(packages):
         if chosen:
             break
     info["version"] = plain_version(chosen["version"])
-    info["branch"] = driver_branch(info["version"])
-    branch_pkgs = [p for p in pkgs if driver_branch(plain_version(p["version"])) == info["branch"]]
+    info["branch"] = driver_branch(info["version"], parse)
+    branch_pkgs = [p for p in pkgs if driver_branch(plain_version(p["version"]), parse) == info["branch"]]
     names = [p["name"] for p in branch_pkgs]
     info.update(names=names, held=[p["name"] for p in branch_pkgs if p["held"]],
                 unheld=[p["name"] for p in branch_pkgs if not p["held"]])
@@ -169,7 +180,7 @@ def installed_driver(packages):
     return info
 
 
-def driver_action(manage, branch, flavor, loaded=None, packages=(), upgrade=False):
+def driver_action(manage, branch, flavor, loaded=None, packages=(), upgrade=False, parse=versions.parse):
     """What to do with the driver already on the host.
 
     manage: auto | true | false. loaded: ansible_facts.nvidia_driver. packages: output of
@@ -185,7 +196,7 @@ def driver_action(manage, branch, flavor, loaded=None, packages=(), upgrade=Fals
     manage = {"yes": "true", "on": "true", "1": "true", "no": "false", "off": "false", "0": "false"}.get(manage, manage)
     branch = str(branch)
     loaded = loaded or {}
-    installed = installed_driver(list(packages or []))
+    installed = installed_driver(list(packages or []), parse)
     result = {"ok": False, "action": "manage", "installed": installed, "msg": ""}
     if manage not in ("auto", "true", "false"):
         result["msg"] = "nvidia_driver_manage must be auto, true or false, not %r" % manage
@@ -233,6 +244,11 @@ def driver_action(manage, branch, flavor, loaded=None, packages=(), upgrade=Fals
     result.update(ok=True, msg="packages of branch %s %s managed%s" % (
         branch, flavor, " (installed: %s)" % installed["version"] if installed["names"] else ""))
     return result
+
+
+def apt_packages(policy_text, branch, flavor):
+    """Install method and package names from `apt-cache policy` output (apt_choose_packages)."""
+    return apt_choose_packages(parse_apt_policy(policy_text), branch, flavor)
 
 
 def parse_apt_policy(text):
@@ -307,7 +323,7 @@ def apt_choose_packages(policy, branch, flavor):
     return result
 
 
-def load_state(gpu_count, nouveau_loaded, loaded, installed_version):
+def load_state(gpu_count, nouveau_loaded, loaded, installed_version, parse=versions.parse):
     """After installing: {"reboot_required", "try_modprobe", "reason"}.
 
     No GPU (image build, container): nothing to load. nouveau bound: reboot. A loaded module
@@ -322,7 +338,7 @@ def load_state(gpu_count, nouveau_loaded, loaded, installed_version):
         return {"reboot_required": True, "try_modprobe": False,
                 "reason": "nouveau is loaded and holds the GPU; it is blacklisted now and goes away at boot"}
     if loaded.get("loaded"):
-        if installed_version and loaded.get("version") and loaded["version"] != installed_version:
+        if installed_version and loaded.get("version") and not same_version(loaded["version"], installed_version, parse):
             return {"reboot_required": True, "try_modprobe": False,
                     "reason": "the loaded module is %s, the installed packages %s" % (
                         loaded["version"], installed_version)}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+
 _VERSION_RE = re.compile(r"\b(\d{3,4}\.\d{1,3}(?:\.\d{1,3})?)\b")
 
 
@@ -33,11 +35,13 @@ def parse_proc_version(text):
     return {"version": match.group(1) if match else None, "flavor": flavor}
 
 
-def driver_branch(version):
-    """"580.159.04" -> "580"; None -> None."""
-    if not version:
-        return None
-    return str(version).split(".", 1)[0]
+def driver_branch(version, parse=versions.parse):
+    """"580.159.04" -> "580"; None, or text that is not a version, -> None.
+
+    parse: the version parser (common.versions.parse here; the controller passes packaging's).
+    """
+    fields = parse(version) if version else None
+    return str(fields["release"][0]) if fields else None
 
 
 def cuda_version_string(value):

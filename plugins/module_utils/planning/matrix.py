@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+
 # torch line -> (torchvision line, torchaudio line or None where the index must be checked,
 # Linux CUDA channels on download.pytorch.org).
 COMPANION_LINES = {
@@ -43,36 +45,36 @@ CHANNEL_SASS = {
     "cu132": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
 }
 
-_VERSION = re.compile(r"^\s*v?(?:(\d+)!)?(\d+)\.(\d+)(?:\.(\d+))?([^+\s]*)(?:\+(\S+))?\s*$")
 _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 
 
-def parse_version(text):
+def parse_version(text, parse=versions.parse):
     """"2.11.0+cu130" -> {"release": (2, 11, 0), "public": "2.11.0", "channel": "cu130"}.
 
-    The target-side parser (no `packaging` on a stack's Python): an epoch stays in public
-    ("2!2.11.0"), pre/dev/post suffixes too ("2.11.0rc1", "2.11.0.dev20250101", "2.11.0.post1").
+    parse: the PEP 440 parser, common.versions.parse (no `packaging` on a stack's Python) or, on
+    the controller, packaging's (plugins/plugin_utils/versions.py). An epoch stays in public
+    ("2!2.11.0"), pre/dev/post releases too ("2.11.0rc1", "2.11.0.dev20250101", "2.11.0.post1");
+    release and public have at least three parts ("2.6" -> (2, 6, 0), "2.6.0").
 
     channel is the local version label when it names a wheel channel (cuXYZ, cpu, rocmX.Y,
     xpu), else None (PyPI wheels without a label, source builds' +git labels). None for
-    text that is not a version.
+    text that is not a version (or has no minor part).
     """
-    match = _VERSION.match(str(text or ""))
-    if not match:
+    fields = parse(str(text or "").strip())
+    if not fields or len(fields["release"]) < 2:
         return None
-    epoch, major, minor, patch, suffix, local = match.groups()
-    release = (int(major), int(minor), int(patch or 0))
+    release = tuple(fields["release"][:3]) + (0,) * (3 - len(fields["release"][:3]))
+    local = fields["local"]
     channel = local if local and _CHANNEL.match(local) else None
-    public = "%d.%d.%d%s" % (release + (suffix,))
-    return {"release": release, "public": "%d!%s" % (int(epoch), public) if epoch else public, "channel": channel}
+    return {"release": release, "public": versions.public(fields, width=3), "channel": channel}
 
 
-def companion_versions(torch_version):
+def companion_versions(torch_version, parse=versions.parse):
     """{"torchvision": "0.26.0", "torchaudio": "2.11.0"} for torch "2.11.0+cu130".
 
     A value is None where the table does not know it; None when torch's line is unknown.
     """
-    parsed = parse_version(torch_version)
+    parsed = parse_version(torch_version, parse)
     line = parsed and COMPANION_LINES.get(parsed["release"][:2])
     if not line:
         return None
@@ -84,28 +86,28 @@ def companion_versions(torch_version):
     }
 
 
-def cuda_channels(torch_version):
+def cuda_channels(torch_version, parse=versions.parse):
     """The Linux CUDA channels that carry torch's release line, () when unknown."""
-    parsed = parse_version(torch_version)
+    parsed = parse_version(torch_version, parse)
     line = parsed and COMPANION_LINES.get(parsed["release"][:2])
     return line[2] if line else ()
 
 
-def companion_match(torch_version, package, installed_version):
+def companion_match(torch_version, package, installed_version, parse=versions.parse):
     """Whether `package` (torchvision|torchaudio) at `installed_version` fits torch.
 
     Returns {"expected": version or None, "match": True|False|None (not installed, or a torch
     line the table does not know), "reason": str}.
     """
-    expected = (companion_versions(torch_version) or {}).get(package)
-    installed = parse_version(installed_version)
-    torch_parsed = parse_version(torch_version)
+    expected = (companion_versions(torch_version, parse) or {}).get(package)
+    installed = parse_version(installed_version, parse)
+    torch_parsed = parse_version(torch_version, parse)
     if installed is None:
         return {"expected": expected, "match": None, "reason": "%s is not installed" % package}
     if expected is None:
         return {"expected": None, "match": None,
                 "reason": "no %s version known for torch %s: check the package index" % (package, torch_version)}
-    if installed["release"] != parse_version(expected)["release"]:
+    if installed["release"] != parse_version(expected, parse)["release"]:
         return {"expected": expected, "match": False,
                 "reason": "%s %s does not belong to torch %s (expected %s)"
                           % (package, installed_version, torch_version, expected)}

@@ -14,10 +14,13 @@ The pytorch role's plan (docs/domain.md section 4), from the version matrix in t
 - pins for ONE pip call, and the stack name torch-<version>-<channel>.
 
 Every function returns plain data; errors are returned as {"error": message}, never raised,
-so a role can assert on them with the message as is. No Ansible import.
+so a role can assert on them with the message as is. Versions are read with `parse` (the
+target-side common.versions.parse by default; the torch_plan filter passes packaging's, see
+docs/architecture.md). No Ansible import.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import kernel_image_verdict
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
@@ -28,9 +31,9 @@ METHODS = ("wheel", "source", "auto")
 SOURCE_LABEL = "src"
 
 
-def stack_name(version, channel):
+def stack_name(version, channel, parse=versions.parse):
     """"torch-2.9.1-cu128": the venv directory of a stack (version without its local label)."""
-    parsed = parse_version(version)
+    parsed = parse_version(version, parse)
     public = parsed["public"] if parsed else str(version)
     return "torch-%s-%s" % (public, channel or "pypi")
 
@@ -40,18 +43,18 @@ def cuda_text(cuda):
     return "%d.%d" % cuda if cuda else None
 
 
-def parse_cuda(text):
+def parse_cuda(text, parse=versions.parse):
     """"13.0", "12.8.93", 13000 (NVML's integer) -> (13, 0); None for empty or unknown."""
     if text in (None, ""):
         return None
     if isinstance(text, int) or str(text).isdigit():
         code = int(text)
         return (code // 1000, (code % 1000) // 10) if code >= 1000 else None
-    parts = str(text).strip().split(".")
-    try:
-        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
-    except ValueError:
+    fields = parse(str(text).strip())
+    if not fields:
         return None
+    release = tuple(fields["release"]) + (0,)
+    return release[0], release[1]
 
 
 def gpu_label(gpu):
@@ -92,18 +95,18 @@ def _driver_ok(channel, driver_cuda):
     return driver_cuda is None or (cuda is not None and cuda <= driver_cuda)
 
 
-def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS):
+def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=versions.parse):
     """The newest torch release whose channel has native SASS for every GPU and whose CUDA the driver
     supports, skipping lines where a wanted companion's version is unknown.
 
     Returns {"version", "channel", "reason"} or {"error"}. Without a known driver CUDA version the
     driver is not held against any channel (the reason says so).
     """
-    driver = parse_cuda(driver_cuda)
+    driver = parse_cuda(driver_cuda, parse)
     skipped = []
     for line in sorted(COMPANION_LINES, reverse=True):
         version = "%d.%d.%d" % (line + (PATCH_RELEASES[line][-1],))
-        missing = [name for name in companions if (companion_versions(version) or {}).get(name) is None]
+        missing = [name for name in companions if (companion_versions(version, parse) or {}).get(name) is None]
         if missing:
             skipped.append("%d.%d (no known %s)" % (line + (", ".join(missing),)))
             continue
@@ -123,10 +126,10 @@ def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS):
                      % (", ".join(gpu_label(g) for g in gpus) or "these GPUs", cuda_text(driver) or "unknown")}
 
 
-def resolve_version(requested):
+def resolve_version(requested, parse=versions.parse):
     """"2.9.1" / "2.9" (newest patch) / "2.9.1+cu128" -> {"version", "channel" or None} or {"error"}."""
     text = str(requested).strip()
-    parsed = parse_version(text)
+    parsed = parse_version(text, parse)
     known = known_versions()
     if parsed and parsed["release"][:2] in PATCH_RELEASES and text.count(".") == 1 and "+" not in text:
         line = parsed["release"][:2]
@@ -141,29 +144,30 @@ def resolve_version(requested):
     return {"version": parsed["public"], "channel": parsed["channel"]}
 
 
-def source_channel(version, toolkit_cuda):
+def source_channel(version, toolkit_cuda, parse=versions.parse):
     """The channel whose companions go with a source build made with the toolkit's CUDA: the newest
     channel of the line with the toolkit's major and a CUDA no newer than the toolkit's."""
-    toolkit = parse_cuda(toolkit_cuda)
-    fits = [channel for channel in cuda_channels(version)
+    toolkit = parse_cuda(toolkit_cuda, parse)
+    fits = [channel for channel in cuda_channels(version, parse)
             if channel_cuda(channel) and toolkit and channel_cuda(channel)[0] == toolkit[0]
             and channel_cuda(channel) <= toolkit]
     return sorted(fits, key=channel_cuda)[-1] if fits else None
 
 
-def _companions(version, channel, explicit, wanted):
+def _companions(version, channel, explicit, wanted, parse):
     """Companion versions for torch `version`, checking explicit ones; ({name: version}, error)."""
-    expected = companion_versions(version) or {}
+    expected = companion_versions(version, parse) or {}
     chosen = {}
     for name in wanted:
         given = str(explicit.get(name) or "").strip()
         if given:
-            match = companion_match("%s+%s" % (version, channel) if channel else version, name, given)
+            match = companion_match("%s+%s" % (version, channel) if channel else version, name, given, parse)
             if match["match"] is False:
                 return None, ("pytorch_%s_version: %s; pip would silently replace torch to match it. Leave "
                               "pytorch_%s_version empty (it follows torch) or set %s"
                               % (name, match["reason"], name, match["expected"]))
-            chosen[name] = parse_version(given)["public"] if parse_version(given) else given
+            parsed = parse_version(given, parse)
+            chosen[name] = parsed["public"] if parsed else given
         elif expected.get(name):
             chosen[name] = expected[name]
         else:
@@ -178,11 +182,11 @@ def _pin(name, version, label):
 
 def resolve_stack(version="", channel="", torchvision="", torchaudio="", companions=COMPANIONS, gpus=(),
                   driver_cuda=None, method="wheel", toolkit_cuda=None, builds=True, local_label=True,
-                  cuda_home="/usr/local/cuda"):
+                  cuda_home="/usr/local/cuda", parse=versions.parse):
     """The whole plan of one host. Returns a dict with "error" None or a message (nothing else is
     meaningful then), and: torch, channel, cuda, companions {name: version}, pins (one pip call),
     expected {name: installed version to find}, stack, method (wheel|source), verdicts (per GPU,
-    predicted from the channel), reason, warnings.
+    predicted from the channel), reason, warnings. parse: the version parser (see the module docstring).
     """
     plan = {"error": None, "warnings": [], "verdicts": []}
     unknown_gpus = [gpu for gpu in gpus or () if not has_capability(gpu)]
@@ -197,7 +201,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
         return {"error": "pytorch_companions may hold %s, not %s" % (", ".join(COMPANIONS), ", ".join(unknown))}
     channel = str(channel or "").strip()
     if str(version or "").strip():
-        found = resolve_version(version)
+        found = resolve_version(version, parse)
         if found.get("error"):
             return {"error": found["error"]}
         if found["channel"] and channel and found["channel"] != channel:
@@ -207,23 +211,23 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
         plan["torch"] = found["version"]
         plan["reason"] = "torch %s as requested" % found["version"]
     else:
-        choice = default_version(gpus, driver_cuda, companions or ())
+        choice = default_version(gpus, driver_cuda, companions or (), parse)
         if choice.get("error"):
             return {"error": choice["error"]}
         plan["torch"] = choice["version"]
         channel = channel or choice["channel"]
         plan["reason"] = choice["reason"]
     torch_version = plan["torch"]
-    line_channels = cuda_channels(torch_version)
+    line_channels = cuda_channels(torch_version, parse)
     source = method == "source"
     if source and not channel:
         if toolkit_cuda is None and builds:
             return {"error": _no_toolkit(cuda_home)}
-        channel = source_channel(torch_version, toolkit_cuda) or ""
+        channel = source_channel(torch_version, toolkit_cuda, parse) or ""
     if channel and channel not in line_channels:
         return {"error": "torch %s has no %s wheels; its Linux CUDA channels are %s (docs/domain.md section 4)"
                          % (torch_version, channel, ", ".join(line_channels))}
-    driver = parse_cuda(driver_cuda)
+    driver = parse_cuda(driver_cuda, parse)
     if channel and not source:
         cuda = channel_cuda(channel)
         if driver and cuda[0] > driver[0]:
@@ -249,7 +253,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
     if source and builds and toolkit_cuda is None:
         return {"error": _no_toolkit(cuda_home)}
     chosen, error = _companions(torch_version, channel, {"torchvision": torchvision, "torchaudio": torchaudio},
-                                list(companions or ()))
+                                list(companions or ()), parse)
     if error:
         return {"error": error}
     if source and chosen and not channel and builds:
@@ -261,7 +265,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
     plan.update(
         channel=channel or None, cuda=cuda_text(channel_cuda(channel)), companions=chosen,
         method="source" if source else "wheel",
-        stack=stack_name(torch_version, SOURCE_LABEL if source else channel),
+        stack=stack_name(torch_version, SOURCE_LABEL if source else channel, parse),
         build_version="%s+%s" % (torch_version, SOURCE_LABEL) if source else None,
         pins=[_pin("torch", torch_version, torch_label)] + [_pin(n, v, comp_label) for n, v in sorted(chosen.items())],
     )
@@ -309,8 +313,14 @@ def requirement_pins(text):
 
 
 def hashes_file_mismatches(text, pins):
-    """Lines of the plan a hashes file does not pin exactly; [] when it pins all of them."""
+    """Lines of the plan a hashes file does not pin exactly; [] when it pins all of them.
+
+    Raises ValueError for a pin that is not "name==version".
+    """
     found = requirement_pins(text)
+    bad = [pin for pin in pins if str(pin).count("==") != 1]
+    if bad:
+        raise ValueError("pins must be name==version, not %s" % ", ".join(repr(pin) for pin in bad))
     wanted = dict(pin.split("==") for pin in pins)
     return ["%s==%s (file: %s)" % (name, version, found.get(name, "not pinned"))
             for name, version in sorted(wanted.items()) if found.get(name) != version]

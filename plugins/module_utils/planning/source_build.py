@@ -101,10 +101,25 @@ def nvcc_rejections(list_gpu_arch_output, arch_list_text):
     return rejected
 
 
+def build_rejections(arch_list_text, cmake_text, nvcc_arch_output=""):
+    """Entries of TORCH_CUDA_ARCH_LIST the tree (arch_rejections) or the toolkit's nvcc (nvcc_rejections,
+    skipped when the output is empty) cannot build, the tree's first."""
+    return arch_rejections(cmake_text, arch_list_text) + nvcc_rejections(nvcc_arch_output, arch_list_text)
+
+
 def max_jobs(cpus, memory_mb, gib_per_job=DEFAULT_GIB_PER_JOB, override=0):
-    """{"max_jobs", "reason"}: cores, limited by available memory / GiB per job, at least 1."""
-    cpus = max(1, int(cpus or 1))
-    if int(override or 0) > 0:
+    """{"max_jobs", "reason"}: cores, limited by available memory / GiB per job, at least 1.
+
+    Raises ValueError when an argument is not a number or gib_per_job is not positive.
+    """
+    try:
+        cpus, memory_mb, gib_per_job = max(1, int(cpus or 1)), float(memory_mb or 0), float(gib_per_job)
+        override = int(override or 0)
+    except (TypeError, ValueError) as err:
+        raise ValueError("cpus, memory_mb, gib_per_job and override must be numbers: %s" % err)
+    if gib_per_job <= 0:
+        raise ValueError("gib_per_job must be more than 0, not %g" % gib_per_job)
+    if override > 0:
         return {"max_jobs": int(override), "reason": "pytorch_build_max_jobs is %d" % int(override)}
     by_memory = int(float(memory_mb or 0) / 1024.0 / float(gib_per_job))
     jobs = max(1, min(cpus, by_memory))

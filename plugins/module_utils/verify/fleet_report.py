@@ -64,7 +64,15 @@ def fleet(documents):
             "failed": [h["host"] for h in hosts if not h["passed"]]}
 
 
+def require_fleet(report):
+    """Raise ValueError unless `report` is a fleet() document (the renderers' input)."""
+    missing = [key for key in ("created", "hosts", "passed", "failed") if key not in (report or {})]
+    if missing:
+        raise ValueError("not a fleet report document (no %s): give the output of fleet_report_data" % ", ".join(missing))
+
+
 def markdown(report):
+    require_fleet(report)
     lines = ["# Fleet verification report", "", "Results up to %s. Passed: %d, failed or missing: %d." % (
         report["created"], len(report["passed"]), len(report["failed"])), "",
         "| host | verdict | driver | CUDA | torch | key figures | slowdowns |", "|---|---|---|---|---|---|---|"]
@@ -130,6 +138,7 @@ def _host_row(host):
 
 
 def html(report):
+    require_fleet(report)
     hosts = report["hosts"]
     tests = [test for test in KEY_TESTS + ("gemm_fp32",) if any(_bar_rows(report, test))]
     body = ["<h1>Fleet verification report</h1>",

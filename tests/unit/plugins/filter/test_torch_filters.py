@@ -4,46 +4,130 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve, source_build
+from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
+RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
+H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}
+CMAKE = 'if(arch_name MATCHES "^([0-9]+\\\\.[0-9]+a?)$")\nset(CUDA_KNOWN_GPU_ARCHITECTURES "Ampere" "Hopper")\n'
+LOG = ("Collecting torch==2.9.1+cu128\n"
+       "  Downloading https://download.pytorch.org/whl/cu128/torch-2.9.1%2Bcu128-cp312-linux_x86_64.whl (899.7 MB)\n"
+       "Collecting numpy\n  Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)\n")
+
+PLAN_BASE = {"version": "2.9.1", "channel": "cu128", "torchvision": "", "torchaudio": "",
+             "companions": ["torchvision", "torchaudio"], "gpus": [RTX5090], "driver_cuda": "13.0",
+             "method": "wheel", "toolkit_cuda": None, "builds": True, "local_label": True,
+             "cuda_home": "/usr/local/cuda"}
 
 
-def test_every_filter_is_there():
-    assert sorted(F) == ["torch_arch_list", "torch_arch_rejections", "torch_hashes_mismatches", "torch_max_jobs",
-                         "torch_pip_progress", "torch_plan"]
+def test_plan_passes_every_argument():
+    changes = {"version": "2.9.0", "channel": "cu126", "torchvision": "0.24.0", "torchaudio": "2.9.0",
+               "companions": ["torchvision"], "gpus": [H100], "driver_cuda": "12.6", "local_label": False}
+    result = assert_each_argument_matters(F["torch_plan"], PLAN_BASE, changes)
+    assert result == resolve.resolve_stack(**PLAN_BASE)
+    assert result["error"] is None and result["stack"] == "torch-2.9.1-cu128"
+    # method, toolkit_cuda, builds and cuda_home act on a source plan
+    source = changed(PLAN_BASE, method="source", channel="", toolkit_cuda="12.8")
+    assert_each_argument_matters(F["torch_plan"], source, {"method": "wheel", "toolkit_cuda": "13.0"})
+    no_toolkit = changed(source, toolkit_cuda=None)
+    assert_each_argument_matters(F["torch_plan"], no_toolkit, {"cuda_home": "/opt/cuda-12.8", "builds": False})
+    error = F["torch_plan"](**no_toolkit)["error"]
+    assert error.startswith("a source build needs a CUDA toolkit and there is none at /usr/local/cuda")
 
 
-def test_plan_through_the_filter():
-    plan = F["torch_plan"]("2.9.1", channel="cu128", gpus=[{"index": 0, "name": "x", "compute_capability": "12.0"}],
-                           driver_cuda="13.0")
-    assert plan["error"] is None and plan["stack"] == "torch-2.9.1-cu128"
+def test_plan_reads_versions_with_packaging():
+    # a spelling packaging normalises; the stack name carries the normalised version
+    assert F["torch_plan"]("v2.9.1", channel="cu128", gpus=[RTX5090])["stack"] == "torch-2.9.1-cu128"
+    assert F["torch_plan"]("2.9.1", channel="cu128", torchvision="0.24.01", gpus=[RTX5090])["companions"][
+        "torchvision"] == "0.24.1"
 
 
-def test_plan_bad_gpu_entry_is_a_filter_error():
-    with pytest.raises(AnsibleFilterError, match="torch_plan: not a compute capability"):
-        F["torch_plan"]("2.9.1", channel="cu128", gpus=[{"compute_capability": "twelve"}])
+@pytest.mark.parametrize("kwargs,message", [
+    ({"gpus": [{"compute_capability": "twelve"}]}, "torch_plan: not a compute capability"),
+    ({"gpus": "sm_120"}, "torch_plan: gpus must be a list, got str"),
+    ({"gpus": [None]}, r"torch_plan: gpus\[0\] must be a mapping, got NoneType"),
+    ({"companions": "torchvision"}, "torch_plan: companions must be a list, got str"),
+    ({"builds": "perhaps"}, "torch_plan: builds must be a boolean"),
+])
+def test_plan_errors(kwargs, message):
+    with pytest.raises(AnsibleFilterError, match="^" + message):
+        F["torch_plan"]("2.9.1", channel="cu128", **kwargs)
 
 
-def test_source_helpers():
-    assert F["torch_arch_list"]([[{"sm": "sm_120"}], [{"sm": "sm_89"}]]) == "8.9;12.0"
-    assert F["torch_max_jobs"](2, 6144)["max_jobs"] == 1
-    assert F["torch_arch_rejections"]("12.0", "", "compute_90") == [
+def test_plan_refusal_stays_in_the_plan():
+    assert F["torch_plan"]("2.9.1", channel="cu126", gpus=[RTX5090])["error"].startswith("channel cu126 has no kernels")
+
+
+def test_arch_list_shell():
+    base = {"gpu_lists": [[{"sm": "sm_120"}], [{"sm": "sm_89"}]], "ptx": False}
+    result = assert_each_argument_matters(F["torch_arch_list"], base, {"gpu_lists": [[{"sm": "sm_90"}]], "ptx": True})
+    assert result == source_build.arch_list(base["gpu_lists"]) == "8.9;12.0"
+    assert F["torch_arch_list"]([[{"sm": "sm_120"}]], ptx="yes") == "12.0+PTX"
+    assert F["torch_arch_list"](None) == ""
+
+
+@pytest.mark.parametrize("value,message", [
+    ("sm_120", "torch_arch_list: gpu_lists must be a list, got str"),
+    ([{"sm": "sm_120"}], r"torch_arch_list: gpu_lists\[0\] must be a list, got dict"),
+    ([["sm_120"]], r"torch_arch_list: gpu_lists\[0\]\[0\] must be a mapping, got str"),
+    ([[{"sm": "sm_twelve"}]], "torch_arch_list: not a compute capability"),
+])
+def test_arch_list_errors(value, message):
+    with pytest.raises(AnsibleFilterError, match="^" + message):
+        F["torch_arch_list"](value)
+
+
+def test_arch_rejections_shell():
+    base = {"arch_list": "9.0;12.0", "cmake_text": "", "nvcc_arch_output": "compute_90"}
+    result = assert_each_argument_matters(F["torch_arch_rejections"], base, {
+        "arch_list": "9.0", "cmake_text": CMAKE, "nvcc_arch_output": "compute_90\ncompute_120"})
+    assert result == source_build.build_rejections("9.0;12.0", "", "compute_90") == [
+        {"name": "9.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
         {"name": "12.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
         {"name": "12.0", "reason": "nvcc --list-gpu-arch has no compute_120"}]
+    assert F["torch_arch_rejections"]("9.0;12.0", CMAKE) == []
+
+
+def test_max_jobs_shell():
+    base = {"cpus": 16, "memory_mb": 65536, "gib_per_job": 4, "override": 0}
+    result = assert_each_argument_matters(F["torch_max_jobs"], base, {
+        "cpus": 8, "memory_mb": 16384, "gib_per_job": 8, "override": 3})
+    assert result == source_build.max_jobs(16, 65536, 4, 0) and result["max_jobs"] == 16
+    assert F["torch_max_jobs"]("2", "6144")["max_jobs"] == 1
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"cpus": "many", "memory_mb": 1024}, "torch_max_jobs: cpus, memory_mb, gib_per_job and override must be numbers"),
+    ({"cpus": 4, "memory_mb": [1]}, "torch_max_jobs: cpus, memory_mb, gib_per_job and override must be numbers"),
+    ({"cpus": 4, "memory_mb": 1024, "gib_per_job": 0}, "torch_max_jobs: gib_per_job must be more than 0, not 0"),
+])
+def test_max_jobs_errors(kwargs, message):
+    with pytest.raises(AnsibleFilterError, match="^" + message):
+        F["torch_max_jobs"](**kwargs)
 
 
 def test_hashes_mismatches_shell():
     text = "torch==2.9.1+cu128 \\\n    --hash=sha256:00\ntorchvision==0.24.0+cu128\n"
-    assert F["torch_hashes_mismatches"](text, ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]) != []
-    assert F["torch_hashes_mismatches"](text, ["torch==2.9.1+cu128", "torchvision==0.24.0+cu128"]) == []
+    pins = ["torch==2.9.1+cu128", "torchvision==0.24.0+cu128"]
+    result = assert_each_argument_matters(F["torch_hashes_mismatches"], {"hashes_text": text, "pins": pins}, {
+        "hashes_text": "torch==2.9.1+cu128\n", "pins": ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]})
+    assert result == resolve.hashes_file_mismatches(text, pins) == []
+    assert F["torch_hashes_mismatches"](None, pins) == ["torch==2.9.1+cu128 (file: not pinned)",
+                                                        "torchvision==0.24.0+cu128 (file: not pinned)"]
+
+
+@pytest.mark.parametrize("pins,message", [
+    ("torch==2.9.1", "torch_hashes_mismatches: pins must be a list, got str"),
+    (["torch>=2.9"], "torch_hashes_mismatches: pins must be name==version, not 'torch>=2.9'"),
+])
+def test_hashes_mismatches_errors(pins, message):
+    with pytest.raises(AnsibleFilterError, match="^" + message):
+        F["torch_hashes_mismatches"]("", pins)
 
 
 def test_pip_progress_shell():
-    log = ("Looking in indexes: https://download.pytorch.org/whl/cu128\n"
-           "Collecting torch==2.9.1+cu128\n"
-           "  Downloading https://download.pytorch.org/whl/cu128/torch-2.9.1%2Bcu128-cp312-linux_x86_64.whl (899.7 MB)\n"
-           "Collecting numpy\n"
-           "  Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)\n")
-    assert F["torch_pip_progress"](log) == (
+    result = assert_each_argument_matters(F["torch_pip_progress"], {"log_text": LOG}, {"log_text": ""})
+    assert result == lifecycle.pip_progress(LOG) == (
         "2 downloads, 916.3 MB; Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)")
-    assert F["torch_pip_progress"]("") == "0 downloads, 0.0 MB; starting"
+    assert F["torch_pip_progress"](None) == "0 downloads, 0.0 MB; starting"

@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions as target_versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import (
-    compute_name, current_release, default_toolkit, driver_cuda_version, driver_supports, driver_tuple, minimum_driver,
-    nvcc_check, package_name, parse_cuda_version, parse_found, parse_gpu_archs, parse_nvcc_version,
-    toolkit_archs, toolkit_plan, toolkits_from_packages, untargetable)
+    compute_name, current_release, default_toolkit, driver_cuda_version, driver_key, driver_supports, minimum_driver,
+    nvcc_check, nvcc_check_gpus, package_name, parse_cuda_version, parse_found, parse_gpu_archs, parse_nvcc_version,
+    toolkit_archs, toolkits_from_packages, untargetable)
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
+
+PARSERS = pytest.mark.parametrize("parse", [target_versions.parse, controller_versions.parse], ids=["target", "packaging"])
 
 RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 H100 = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm": "sm_90"}
@@ -41,16 +45,21 @@ def test_package_name():
     assert package_name("13.0") == "cuda-toolkit-13-0"
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("580.95.05", (580, 95, 5)), ("580", (580,)), ("580.95.05-1", (580, 95, 5)), ("3:580.82.07-1.el9", (580, 82, 7)),
-])
-def test_driver_tuple(value, expected):
-    assert driver_tuple(value) == expected
+@PARSERS
+def test_driver_key_orders_driver_versions(parse):
+    # debian revisions and rpm epochs are stripped; "580" is the branch's floor (MINOR_COMPAT_FLOOR)
+    ordered = ["525.60.13", "570.26", "570.133.07", "575.51.03", "580", "580.65.06", "580.82.07-1.el9",
+               "3:580.95.05-1", "580.159.04"]
+    keys = [driver_key(value, parse) for value in ordered]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert driver_key("580.95.05-1", parse) == driver_key("580.95.05", parse) == driver_key("580.95.5", parse)
 
 
-def test_driver_tuple_rejects():
-    with pytest.raises(ValueError):
-        driver_tuple("none")
+@PARSERS
+@pytest.mark.parametrize("value", ["none", "", None, "580.95.05rc1", "v580"])
+def test_driver_key_rejects(parse, value):
+    with pytest.raises(ValueError, match="not a driver version"):
+        driver_key(value, parse)
 
 
 @pytest.mark.parametrize("toolkit,driver", [("12.8", "570.26"), ("12.9", "575.51.03"), ("13.0", "580.65.06")])
@@ -152,80 +161,17 @@ def test_toolkits_from_packages():
     assert toolkits_from_packages(text) == ["12.8", "13.0"]
 
 
-class TestPlan(object):
-    def test_default_from_the_driver(self):
-        plan = toolkit_plan([], driver="580.95.05", gpus=[RTX5090])
-        assert plan["ok"] and plan["versions"] == ["13.0"] and plan["default"] == "13.0"
-        assert plan["chosen_from_driver"] and plan["driver_cuda"] == "13.0"
-        assert plan["install"] == ["13.0"] and plan["packages"] == ["cuda-toolkit-13-0"] and plan["action"] == "manage"
+@PARSERS
+def test_driver_decisions_are_the_same_with_either_parser(parse):
+    assert driver_supports("13.0", "580.65.06", parse=parse) == (True, "native")
+    assert driver_supports("13.0", "580.65.5", parse=parse)[0] is False
+    assert driver_cuda_version("575.51.03", parse) == "12.9"
+    assert default_toolkit("580.95.05", ["12.0"], parse=parse) == "13.0"
 
-    def test_side_by_side_with_a_default(self):
-        plan = toolkit_plan(["13.0", "12.8"], default="12.8", driver="580.95.05", gpus=[RTX5090], installed=["13.0"])
-        assert plan["ok"] and plan["versions"] == ["12.8", "13.0"] and plan["default"] == "12.8"
-        assert plan["install"] == ["12.8"] and plan["managed"] == ["13.0"]
 
-    def test_too_new_for_the_driver_is_refused(self):
-        plan = toolkit_plan(["13.0"], driver="575.57.08", gpus=[RTX5090])
-        assert not plan["ok"]
-        assert plan["problems"] == ["CUDA 13.0 needs driver >= 580.65.06; the driver is 575.57.08"]
-
-    def test_cannot_target_sm_120(self):
-        plan = toolkit_plan(["12.6"], driver="580.95.05", gpus=[RTX5090, H100])
-        assert plan["problems"] == ["CUDA 12.6 cannot target NVIDIA GeForce RTX 5090 (sm_120): its nvcc has no "
-                                    "compute_120 (Blackwell needs 12.8 or newer)"]
-
-    def test_cannot_target_volta_with_13(self):
-        plan = toolkit_plan(["13.0"], driver="580.95.05", gpus=[V100])
-        assert plan["problems"] == ["CUDA 13.0 cannot target Tesla V100-SXM2-32GB (sm_70): its nvcc has no compute_70"]
-
-    def test_unknown_toolkit_and_bad_default(self):
-        assert toolkit_plan(["11.8"], driver="580.95.05")["problems"][0].startswith(
-            "CUDA 11.8 is not in the toolkit table (known: 12.0, 12.1")
-        plan = toolkit_plan(["12.8"], default="13.0", driver="580.95.05")
-        assert plan["problems"] == ["cuda_toolkit_default_version 13.0 is not one of cuda_toolkit_versions 12.8"]
-
-    def test_no_driver_known(self):
-        plan = toolkit_plan([], gpus=[RTX5090])
-        assert not plan["ok"] and plan["problems"][0].startswith("cuda_toolkit_versions is empty and no driver version")
-        plan = toolkit_plan(["12.8"])
-        assert plan["ok"] and plan["warnings"] == [
-            "no driver version known: CUDA 12.8 was not checked against the minimum driver 570.26"]
-
-    def test_minor_compat_warns(self):
-        plan = toolkit_plan(["12.9"], driver="570.133.07", minor_compat=True)
-        assert plan["ok"] and plan["warnings"] == [
-            "CUDA 12.9 runs on driver 570.133.07 only through minor-version compatibility (needs 575.51.03 for "
-            "all its features)"]
-
-    def test_adopt_a_toolkit_no_package_owns(self):
-        # the GPU test machine: driver 580.159.04 from a mount, CUDA 13.0 at /usr/local/cuda
-        plan = toolkit_plan([], driver="580.159.04", gpus=[H100], found={"13.0": "/usr/local/cuda"}, current="13.0")
-        assert plan["ok"] and plan["action"] == "adopt" and plan["adopted"] == {"13.0": "/usr/local/cuda"}
-        assert plan["install"] == [] and plan["packages"] == []
-
-    def test_adopt_a_converged_host(self):
-        found = {"12.8": "/usr/local/cuda-12.8", "13.0": "/usr/local/cuda-13.0"}
-        plan = toolkit_plan(["12.8", "13.0"], default="12.8", driver="580.95.05", installed=["12.8", "13.0"],
-                            found=found, current="12.8")
-        assert plan["action"] == "adopt" and plan["managed"] == ["12.8", "13.0"] and plan["adopted"] == found
-
-    def test_default_elsewhere_is_managed_without_installing(self):
-        found = {"12.8": "/usr/local/cuda-12.8", "13.0": "/usr/local/cuda-13.0"}
-        plan = toolkit_plan(["12.8", "13.0"], default="12.8", driver="580.95.05", found=found, current="13.0")
-        assert plan["action"] == "manage" and plan["install"] == [] and plan["adopted"] == found
-
-    def test_manage_true_installs_over_a_found_toolkit(self):
-        plan = toolkit_plan(["13.0"], driver="580.159.04", manage=True, found={"13.0": "/usr/local/cuda"})
-        assert plan["action"] == "manage" and plan["install"] == ["13.0"]
-        assert plan["warnings"] == ["CUDA 13.0 already answers at /usr/local/cuda outside the package manager; "
-                                    "cuda_toolkit_manage is true, so the package is installed as well"]
-
-    def test_manage_false_only_checks(self):
-        plan = toolkit_plan(["13.0"], driver="580.95.05", manage="false", installed=["13.0"])
-        assert plan["ok"] and plan["action"] == "check"
-        plan = toolkit_plan(["13.0"], driver="580.95.05", manage=False)
-        assert plan["problems"] == ["CUDA 13.0 is not installed and cuda_toolkit_manage is false (check only)"]
-
-    def test_bad_manage_value(self):
-        assert toolkit_plan(["13.0"], manage="sometimes")["problems"] == [
-            "cuda_toolkit_manage must be auto, true or false, not 'sometimes'"]
+def test_nvcc_check_gpus_reads_capability_or_sm():
+    gpus = [{"compute_capability": "12.0"}, {"sm": "sm_90"}]
+    assert nvcc_check_gpus(NVCC_128, "compute_90\ncompute_120\n", "12.8", gpus)["ok"]
+    missing = nvcc_check_gpus(NVCC_128, "compute_90\n", "12.8", gpus)
+    assert missing["missing"] == ["compute_120"] and not missing["ok"]
+    assert nvcc_check_gpus(NVCC_128, "", "12.8", [])["msg"] == "nvcc 12.8.93 targets (no GPU)"

@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from verify_results import cpu_result, h100_result, hot_result
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report
@@ -55,3 +57,11 @@ def test_cpu_hosts_are_drawn_relative_to_the_best_host():
     chart = page.split('<h2 id="gemm_fp32">')[1]
     assert "bw-verify-a GPU cpu" in chart and "bw-verify-b GPU cpu" in chart and "relative to the best host" in chart
     assert "&lt;" not in fleet_report.markdown(fleet_report.fleet({"h<1>": cpu_result("x")}))
+
+
+def test_renderers_refuse_what_is_not_a_fleet_document():
+    for render in (fleet_report.markdown, fleet_report.html):
+        with pytest.raises(ValueError, match="not a fleet report document .no created, hosts, failed."):
+            render(h100_result())
+        with pytest.raises(ValueError, match="no created, hosts, passed, failed"):
+            render(None)

@@ -2,8 +2,12 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions as target_versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     companion_match, companion_versions, cuda_channels, parse_version)
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
+
+PARSERS = pytest.mark.parametrize("parse", [target_versions.parse, controller_versions.parse], ids=["target", "packaging"])
 
 
 @pytest.mark.parametrize("torch,vision,audio", [
@@ -34,9 +38,17 @@ def test_cuda_channels():
     ("2.10.0a0+git1234abc", (2, 10, 0), "2.10.0a0", None),
     ("2.12.0a0+git1234abc", (2, 12, 0), "2.12.0a0", None), ("2.13.0+cpu", (2, 13, 0), "2.13.0", "cpu"),
     ("2.4.1+rocm6.1", (2, 4, 1), "2.4.1", "rocm6.1"), ("2.6", (2, 6, 0), "2.6.0", None),
+    ("v2.9.1+CU128", (2, 9, 1), "2.9.1", "cu128"), ("2.11.0-rc1", (2, 11, 0), "2.11.0rc1", None),
 ])
-def test_parse_version(text, release, public, channel):
-    assert parse_version(text) == {"release": release, "public": public, "channel": channel}
+@PARSERS
+def test_parse_version(parse, text, release, public, channel):
+    assert parse_version(text, parse) == {"release": release, "public": public, "channel": channel}
+
+
+@PARSERS
+@pytest.mark.parametrize("text", ["", None, "nightly", "2", "2.11.0abc", "2.11.x"])
+def test_parse_version_rejects(parse, text):
+    assert parse_version(text, parse) is None
 
 
 def test_parse_version_rejects_non_versions():

@@ -5,6 +5,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import (
     channel_verdicts, default_version, hashes_file_mismatches, installed_mismatches, parse_cuda,
     requirement_pins, resolve_stack, resolve_version, source_channel, stack_name)
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
 
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 RTX4090 = {"index": 1, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9", "sm": "sm_89"}
@@ -203,3 +204,24 @@ def test_gpu_without_capability_is_not_planned_for():
 def test_source_on_a_host_that_does_not_build_waits_for_the_build_hosts_plan():
     plan = resolve_stack(version="2.9.1", method="source", builds=False)
     assert plan["error"] is None and plan["method"] == "source" and plan["channel"] is None
+
+
+def test_hashes_file_mismatches_refuses_a_pin_without_a_version():
+    with pytest.raises(ValueError, match="pins must be name==version, not 'torch', 'torchvision>=0.24'"):
+        hashes_file_mismatches("", ["torch", "torchvision>=0.24", "torchaudio==2.9.1"])
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"version": "2.9.1", "channel": "cu128", "gpus": [RTX5090, RTX4090], "driver_cuda": "13.0"},
+    {"version": "", "gpus": [H100], "driver_cuda": "12.8"},
+    {"version": "2.9", "method": "auto", "channel": "cu126", "gpus": [RTX5090], "toolkit_cuda": "12.8"},
+    {"version": "2.9.1", "method": "source", "toolkit_cuda": "13.0", "torchvision": "0.24.1"},
+    {"version": "2.9.1+cu128", "torchvision": "0.23.0"},
+])
+def test_packaging_parser_gives_the_same_plan(kwargs):
+    assert resolve_stack(parse=controller_versions.parse, **kwargs) == resolve_stack(**kwargs)
+
+
+@pytest.mark.parametrize("text,cuda", [("13.0", (13, 0)), ("12.8.93", (12, 8)), ("v13.1.0", (13, 1)), ("x", None)])
+def test_parse_cuda_with_packaging(text, cuda):
+    assert parse_cuda(text, controller_versions.parse) == cuda

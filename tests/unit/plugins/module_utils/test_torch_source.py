@@ -77,6 +77,14 @@ def test_max_jobs_reason():
     assert max_jobs(2, 6144, 4)["reason"] == "2 cores, 6144 MiB available / 4 GiB per job = 1: MAX_JOBS=1"
 
 
+@pytest.mark.parametrize("args,message", [
+    (("many", 1024), "must be numbers"), ((4, None, None), "must be numbers"), ((4, 1024, 0), "gib_per_job must be more than 0"),
+])
+def test_max_jobs_refuses_bad_numbers(args, message):
+    with pytest.raises(ValueError, match=message):
+        max_jobs(*args)
+
+
 def test_nvcc_version():
     assert nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.8, V12.8.93\n") == "12.8"
     assert nvcc_version("garbage") is None

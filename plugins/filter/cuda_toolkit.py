@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters of the cuda_toolkit role: thin shells over module_utils/driver (toolkit_plan, cuda_compat),
+each documented in the file of its name beside this one (cuda_toolkit_plan.yml, ...). Driver
+versions are compared with packaging (plugin_utils/versions.py)."""
+from __future__ import annotations
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import cuda_compat, toolkit_plan
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
+
+
+def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=None, minor_compat=False,
+                      manage="auto", installed=None, found=None, current=None):
+    """Toolkits to install, adopt or check, their default, and every refusal, before any change."""
+    name = "cuda_toolkit_plan"
+    if not isinstance(installed, str):
+        installed = [text(v) for v in as_list(installed, "installed", name)]
+    if not isinstance(found, str):
+        found = as_dict(found, "found", name)
+    return call(name, toolkit_plan.probe_plan, [text(v) for v in as_list(versions, "versions", name)],
+                text(default), text(driver) or None, text(driver_cuda) or None, as_dicts(gpus, "gpus", name),
+                as_bool(minor_compat, "minor_compat", name), text(manage), installed, found, text(current) or None,
+                controller_versions.parse)
+
+
+def cuda_nvcc_check(version_text, arch_text="", expected="", gpus=None):
+    """Check one nvcc: its release and that it targets every GPU."""
+    name = "cuda_nvcc_check"
+    return call(name, cuda_compat.nvcc_check_gpus, text(version_text), text(arch_text), text(expected),
+                as_dicts(gpus, "gpus", name))
+
+
+class FilterModule(object):
+    """blackwell.pytorch CUDA toolkit filters."""
+
+    def filters(self):
+        return {"cuda_toolkit_plan": cuda_toolkit_plan, "cuda_nvcc_check": cuda_nvcc_check}

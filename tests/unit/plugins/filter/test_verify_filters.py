@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from verify_results import h100_result, hot_result
+
+from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report
+from shells import assert_each_argument_matters
+
+F = FilterModule().filters()
+
+
+def test_document_filters_are_shells():
+    for name, function in (("verify_summary", report.summary), ("verify_prometheus", report.prometheus)):
+        result = assert_each_argument_matters(F[name], {"document": h100_result()}, {"document": hot_result()})
+        assert result == function(h100_result())
+    assert F["verify_summary"](None) == ["no benchmark figure"]
+
+
+def test_check_gpu_shell():
+    gpu = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "sm": "sm_90", "kernel_image": {"verdict": "native"}, "x": 1}
+    result = assert_each_argument_matters(F["verify_check_gpu"], {"gpu": gpu}, {"gpu": dict(gpu, index=1)})
+    assert result == {"index": 0, "name": "NVIDIA H100 80GB HBM3", "sm": "sm_90", "verdict": "native"}
+
+
+def test_fleet_filters_are_shells():
+    documents = {"ws-h100-01": h100_result(), "ws-pro6000-02": hot_result(), "gone": None}
+    data = assert_each_argument_matters(F["fleet_report_data"], {"documents": documents},
+                                        {"documents": {"ws-h100-01": h100_result()}})
+    assert data == fleet_report.fleet(documents) and data["failed"] == ["gone", "ws-pro6000-02"]
+    other = fleet_report.fleet({"ws-h100-01": h100_result()})
+    for name, function in (("fleet_report_markdown", fleet_report.markdown), ("fleet_report_html", fleet_report.html)):
+        assert assert_each_argument_matters(F[name], {"report": data}, {"report": other}) == function(data)
+
+
+@pytest.mark.parametrize("name,value,message", [
+    ("verify_summary", ["x"], "verify_summary: document must be a mapping, got list"),
+    ("verify_prometheus", "text", "verify_prometheus: document must be a mapping, got str"),
+    ("verify_check_gpu", None, "verify_check_gpu: gpu must be a mapping, got NoneType"),
+    ("fleet_report_data", [h100_result()], "fleet_report_data: documents must be a mapping, got list"),
+    ("fleet_report_markdown", "report", "fleet_report_markdown: report must be a mapping, got str"),
+    ("fleet_report_markdown", None, "fleet_report_markdown: not a fleet report document"),
+    ("fleet_report_html", h100_result(), "fleet_report_html: not a fleet report document .no created, hosts, failed."),
+])
+def test_errors(name, value, message):
+    with pytest.raises(AnsibleFilterError, match="^" + message):
+        F[name](value)
