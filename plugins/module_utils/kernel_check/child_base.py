@@ -22,10 +22,10 @@ def since(start):
     return round(time.monotonic() - start, 3)
 
 
-def attempt(func):
-    """func(), or None when it raises."""
+def attempt(func, *args):
+    """func(*args), or None when it raises."""
     try:
-        return func()
+        return func(*args)
     except Exception:
         return None
 

@@ -30,6 +30,11 @@ def device_facts(index, props):
             "multi_processor_count": props.multi_processor_count}
 
 
+def nccl_version(torch):
+    """The NCCL version torch was built with (raises where torch has no NCCL)."""
+    return torch.cuda.nccl.version()
+
+
 def no_cuda_reason(torch_version, hip):
     """Why a build without a CUDA runtime cannot use CUDA."""
     return "torch %s was built without CUDA%s" % (torch_version, " (a ROCm build)" if hip else "")
@@ -39,7 +44,7 @@ def build_facts(torch, phases):
     """The build facts and the GPUs; `phases` is carried in the result."""
     facts = {"torch_version": torch.__version__, "git_version": getattr(torch.version, "git_version", None),
              "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
-             "cudnn": attempt(torch.backends.cudnn.version), "nccl": attempt(lambda: torch.cuda.nccl.version()),
+             "cudnn": attempt(torch.backends.cudnn.version), "nccl": attempt(nccl_version, torch),
              "nccl_available": bool(torch.distributed.is_available() and torch.distributed.is_nccl_available()),
              "cuda_available": False, "cuda_unavailable_reason": None, "devices": [], "arch_list": [],
              "phases": phases}

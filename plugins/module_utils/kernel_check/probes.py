@@ -79,7 +79,7 @@ def probe_sdpa(dev, attr):
     if backend is None:
         return {"status": "skipped", "reason": "this torch has no SDPBackend.%s" % attr}
     gen = torch.Generator().manual_seed(1)
-    q, k, v = (torch.randn(1, 4, 256, 64, generator=gen).to(dev, torch.bfloat16) for _ in range(3))
+    q, k, v = (torch.randn(1, 4, 256, 64, generator=gen).to(dev, torch.bfloat16) for _draw in range(3))
     want = torch.softmax(q.float() @ k.float().transpose(-1, -2) / 8.0, dim=-1) @ v.float()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -124,7 +124,7 @@ def probe_triton(dev):
 def probe_bf16(dev):
     import torch
     gen = torch.Generator().manual_seed(2)
-    a, b = (torch.randn(128, 128, generator=gen).to(torch.bfloat16) for _ in range(2))
+    a, b = (torch.randn(128, 128, generator=gen).to(torch.bfloat16) for _draw in range(2))
     return close((a.to(dev) @ b.to(dev)).cpu(), a.float() @ b.float(), 2e-2)
 
 
@@ -135,7 +135,7 @@ def probe_fp8(dev, capability):
     if not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
         return {"status": "skipped", "reason": "this torch has no float8_e4m3fn or _scaled_mm"}
     gen = torch.Generator().manual_seed(3)
-    a, b = (torch.randn(64, 64, generator=gen).to(dev).to(torch.float8_e4m3fn) for _ in range(2))
+    a, b = (torch.randn(64, 64, generator=gen).to(dev).to(torch.float8_e4m3fn) for _draw in range(2))
     one = torch.ones((), device=dev)
     got = torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     got = got[0] if isinstance(got, tuple) else got

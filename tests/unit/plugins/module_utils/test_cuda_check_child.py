@@ -78,6 +78,18 @@ def test_child_modules_import_neither_ansible_nor_torch_at_module_level(module):
     assert not re.search(r"^(from|import) torch", source, re.M)
 
 
+def test_unknown_gpu_part_is_refused():
+    with pytest.raises(ValueError, match="unknown GPU child part"):
+        gpu_source(("ops", "fly"))
+
+
+@pytest.mark.parametrize("source", [facts_source, companions_source])
+def test_without_torch(source):
+    result = run(source(), python=sys.executable)
+    assert result["torch_missing"] is True
+    assert result["torch_import_error"] == "ModuleNotFoundError: No module named 'torch'"
+
+
 @needs_torch
 def test_facts_of_a_cpu_build():
     facts = run(facts_source())

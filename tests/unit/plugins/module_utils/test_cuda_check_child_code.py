@@ -54,6 +54,7 @@ def test_err_text_is_the_type_and_first_line(exc, text):
 def test_attempt():
     assert child_base.attempt(lambda: 91002) == 91002
     assert child_base.attempt(lambda: 1 // 0) is None
+    assert child_base.attempt(divmod, 91002, 10000) == (9, 1002)
 
 
 @pytest.mark.parametrize("exc, missing", [
@@ -132,6 +133,14 @@ def test_build_facts_with_a_usable_gpu():
     assert facts["cuda_available"] is True and facts["cuda_unavailable_reason"] is None
     assert [device["pci_bus_id"] for device in facts["devices"]] == ["0000:1b:00.0"]
     assert facts["arch_list"] == ["sm_80", "sm_90", "sm_100"]
+
+
+def test_build_facts_of_a_torch_without_nccl():
+    torch = fake_torch(True)
+    del torch.cuda.nccl
+    torch.distributed.is_nccl_available = lambda: False
+    facts = child_facts.build_facts(torch, {})
+    assert (facts["nccl"], facts["nccl_available"]) == (None, False)
 
 
 def test_build_facts_when_cuda_does_not_start():
