@@ -3,22 +3,27 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Native-SASS launch test: does the driver execute SASS built for exactly this GPU's sm_XY?
 
-SASS_SOURCE is child code (see cuda_check_child) defining part_sass. It builds
-y[i] = a * x[i] + b with NVRTC (the libnvrtc that torch's wheel ships, else CUDA_HOME or
-/usr/local/cuda) for `--gpu-architecture=sm_XY`, which yields a SASS-only cubin, loads it
-with cuModuleLoadData through ctypes on libcuda.so.1 in the GPU's primary context (the one
-torch uses), launches it and compares every value exactly. The parent runs it with
-CUDA_DISABLE_PTX_JIT=1, so nothing but that SASS can run. A negative control builds the
-same kernel for an arch of another major, which the driver must refuse
-(CUDA_ERROR_NO_BINARY_FOR_GPU): proof that the test discriminates.
+A GPU child part (see child_gpu): part_sass builds y[i] = a * x[i] + b with NVRTC (the
+libnvrtc that torch's wheel ships, else CUDA_HOME or /usr/local/cuda) for
+`--gpu-architecture=sm_XY`, which yields a SASS-only cubin, loads it with cuModuleLoadData
+through ctypes on libcuda.so.1 in the GPU's primary context (the one torch uses), launches it
+and compares every value exactly. The parent runs it with CUDA_DISABLE_PTX_JIT=1, so nothing
+but that SASS can run. A negative control builds the same kernel for an arch of another
+major, which the driver must refuse (CUDA_ERROR_NO_BINARY_FOR_GPU): proof that the test
+discriminates.
 
 status: ok (exact result), failed (the driver refused or computed wrong numbers),
-unavailable (no NVRTC, or an NVRTC too old for this arch). No Ansible import.
+unavailable (no NVRTC, or an NVRTC too old for this arch).
+Runs in the checked interpreter (Python 3.9+), shipped by common.child_program; torch is
+imported inside nvrtc_candidates() only. No Ansible import.
 """
 from __future__ import annotations
 
-SASS_SOURCE = r'''
 import ctypes
+import os
+import time
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import since
 
 SASS_KERNEL = b"""
 extern "C" __global__ void axpb(float a, const float* x, float b, float* y, int n) {
@@ -186,4 +191,3 @@ def part_sass(index, capability, out):
         result.update(status="failed", error=str(exc))
     result["seconds"] = since(start)
     return result
-'''

@@ -3,15 +3,21 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Feature probes of torch_cuda_check: each runs a tiny case on one GPU and checks the numbers.
 
-PROBES_SOURCE is child code (see cuda_check_child) defining part_probes (SDPA with each
-backend forced, Triton, bf16, FP8) and part_compile (torch.compile, its own child because it
-takes seconds to minutes). Every probe returns {"status": ok|failed|unavailable|skipped,
-"error" or "reason", "seconds"}: unavailable = torch or the GPU cannot serve it (torch says
-so), failed = it ran and broke or computed wrong numbers, skipped = not applicable here.
+GPU child parts (see child_gpu): part_probes (SDPA with each backend forced, Triton, bf16,
+FP8) and part_compile (torch.compile, its own child because it takes seconds to minutes).
+Every probe returns {"status": ok|failed|unavailable|skipped, "error" or "reason", "seconds"}:
+unavailable = torch or the GPU cannot serve it (torch says so), failed = it ran and broke or
+computed wrong numbers, skipped = not applicable here. The parent reads PROBES for the names.
 
-No Ansible import.
+Runs in the checked interpreter (Python 3.9+), shipped by common.child_program; torch is
+imported inside the probes only. No Ansible import.
 """
 from __future__ import annotations
+
+import os
+import time
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import err_text, since
 
 SDPA_BACKENDS = (
     ("flash_attention", "FLASH_ATTENTION"),
@@ -20,8 +26,9 @@ SDPA_BACKENDS = (
     ("math_attention", "MATH"),
 )
 PROBES = tuple(name for name, _attr in SDPA_BACKENDS) + ("triton", "bf16", "fp8", "torch_compile")
+PROBE_NAMES = tuple(name for name in PROBES if name != "torch_compile")  # those of part_probes
 
-_BODY = r'''
+# Triton reads a kernel's source with inspect, so the kernel is written to a file and imported.
 TRITON_KERNEL = """
 import triton
 import triton.language as tl
@@ -35,24 +42,29 @@ def axpb(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 """
 
 
-def timed(fn, *args):
+def timed(func, *args):
     """Run a probe body; exceptions become a failed probe."""
     start = time.monotonic()
     try:
-        result = fn(*args)
+        result = func(*args)
     except Exception as exc:
         result = {"status": "failed", "error": err_text(exc)}
     result["seconds"] = since(start)
     return result
 
 
-def close(got, want, tolerance):
-    """ok when the largest error relative to the largest reference value is within tolerance."""
-    error = float((got.float() - want.float()).abs().max() / want.float().abs().max().clamp(min=1e-6))
+def judged(error, tolerance):
+    """ok when the relative error is within tolerance, else failed with the error."""
     if error <= tolerance:
         return {"status": "ok", "error": None, "relative_error": error}
     return {"status": "failed", "error": "wrong result: relative error %.3g > %g" % (error, tolerance),
             "relative_error": error}
+
+
+def close(got, want, tolerance):
+    """ok when the largest error relative to the largest reference value is within tolerance."""
+    return judged(float((got.float() - want.float()).abs().max() / want.float().abs().max().clamp(min=1e-6)),
+                  tolerance)
 
 
 def probe_sdpa(dev, attr):
@@ -67,7 +79,7 @@ def probe_sdpa(dev, attr):
     if backend is None:
         return {"status": "skipped", "reason": "this torch has no SDPBackend.%s" % attr}
     gen = torch.Generator().manual_seed(1)
-    q, k, v = (torch.randn(1, 4, 256, 64, generator=gen).to(dev, torch.bfloat16) for _ in range(3))
+    q, k, v = (torch.randn(1, 4, 256, 64, generator=gen).to(dev, torch.bfloat16) for _draw in range(3))
     want = torch.softmax(q.float() @ k.float().transpose(-1, -2) / 8.0, dim=-1) @ v.float()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -112,18 +124,18 @@ def probe_triton(dev):
 def probe_bf16(dev):
     import torch
     gen = torch.Generator().manual_seed(2)
-    a, b = (torch.randn(128, 128, generator=gen).to(torch.bfloat16) for _ in range(2))
+    a, b = (torch.randn(128, 128, generator=gen).to(torch.bfloat16) for _draw in range(2))
     return close((a.to(dev) @ b.to(dev)).cpu(), a.float() @ b.float(), 2e-2)
 
 
 def probe_fp8(dev, capability):
-    import torch
     if tuple(capability) < (8, 9):
         return {"status": "skipped", "reason": "compute capability %d.%d < 8.9: no FP8 tensor cores" % tuple(capability)}
+    import torch
     if not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
         return {"status": "skipped", "reason": "this torch has no float8_e4m3fn or _scaled_mm"}
     gen = torch.Generator().manual_seed(3)
-    a, b = (torch.randn(64, 64, generator=gen).to(dev).to(torch.float8_e4m3fn) for _ in range(2))
+    a, b = (torch.randn(64, 64, generator=gen).to(dev).to(torch.float8_e4m3fn) for _draw in range(2))
     one = torch.ones((), device=dev)
     got = torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     got = got[0] if isinstance(got, tuple) else got
@@ -131,11 +143,11 @@ def probe_fp8(dev, capability):
 
 
 def part_probes(index, capability, out):
-    import torch
     ops = out.get("ops") or {}
     if ops.get("status") != "ok":
         reason = "the basic op mix failed on this GPU: %s" % ops.get("error")
         return dict((name, {"status": "skipped", "reason": reason}) for name in PROBE_NAMES)
+    import torch
     dev = torch.device("cuda", index)
     probes = {}
     for name, attr in SDPA_BACKENDS:
@@ -148,15 +160,11 @@ def part_probes(index, capability, out):
 
 def compile_body(dev):
     import torch
-    fn = torch.compile(lambda x: torch.sin(x) * 2.0 + x)
+    func = torch.compile(lambda x: torch.sin(x) * 2.0 + x)
     x = torch.randn(4096, device=dev)
-    return close(fn(x), torch.sin(x) * 2.0 + x, 1e-5)
+    return close(func(x), torch.sin(x) * 2.0 + x, 1e-5)
 
 
 def part_compile(index, capability, out):
     import torch
     return timed(compile_body, torch.device("cuda", index))
-'''
-
-PROBES_SOURCE = "SDPA_BACKENDS = %r\nPROBE_NAMES = %r\n" % (
-    SDPA_BACKENDS, tuple(name for name in PROBES if name != "torch_compile")) + _BODY

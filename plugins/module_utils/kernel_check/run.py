@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Run the whole torch_cuda_check with one interpreter and assemble its report.
 
-Children (each with its own timeout, see cuda_check_child), on a small thread pool:
+Children (each with its own timeout, see kernel_check.child), on a small thread pool:
 - facts (build, GPUs) and, beside it, companions (torchvision, torchaudio imports);
 - then per GPU, side by side:
   - normal:          op mix + feature probes, PTX JIT variables removed;

@@ -1,16 +1,21 @@
-"""The child sources, run for real: without torch, and with a CPU-only torch (no GPU needed)."""
+"""The child programs, built from the real child modules and run for real: without torch, and with a
+CPU-only torch (no GPU needed). The modules' pure parts are tested in test_cuda_check_child_code.py."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import emit_result_source, run_child
+import cpu_probes_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import (
+    MAX_ARG_BYTES, child_program, module_source)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import (
+    child_base, child_companions, child_facts, child_gpu, native_sass, probes)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import (
-    GPU_PARTS, PRELUDE, companions_source, facts_source, gpu_source)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES_SOURCE
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.native_sass import SASS_SOURCE
+    GPU_PARTS, companions_source, facts_source, gpu_modules, gpu_source)
 
 TORCH_PYTHON = os.environ.get("BLACKWELL_TEST_TORCH_PYTHON")
 needs_torch = pytest.mark.skipif(not TORCH_PYTHON, reason="needs a torch interpreter; make test sets "
@@ -23,9 +28,54 @@ def run(source, *args, **kwargs):
     return result["result"]
 
 
-@pytest.mark.parametrize("parts", [GPU_PARTS, ("ops",), ("compile",), ("ops", "sass")])
-def test_gpu_sources_compile(parts):
-    compile(gpu_source(parts), "<gpu child>", "exec")
+CHILD_MODULES = (child_base, child_facts, child_companions, probes, native_sass, child_gpu)
+PROGRAMS = [("facts", facts_source), ("companions", companions_source)] + [
+    ("gpu " + ",".join(parts), lambda parts=parts: gpu_source(parts))
+    for parts in (GPU_PARTS, ("ops", "probes"), ("ops", "sass"), ("ops",), ("compile",))]
+
+
+@pytest.mark.parametrize("name, build", PROGRAMS, ids=[name for name, _build in PROGRAMS])
+def test_programs_compile_and_fit_in_one_argument(name, build):
+    program = build()
+    compile(program, "<%s child>" % name, "exec")
+    assert len(program.encode("utf-8")) < MAX_ARG_BYTES
+
+
+@pytest.mark.parametrize("parts, names", [
+    (("ops",), ["child_base", "child_gpu"]),
+    (("ops", "probes"), ["child_base", "probes", "child_gpu"]),
+    (("ops", "sass"), ["child_base", "native_sass", "child_gpu"]),
+    (("compile",), ["child_base", "probes", "child_gpu"]),
+    (GPU_PARTS, ["child_base", "native_sass", "probes", "child_gpu"]),
+])
+def test_a_gpu_child_ships_only_the_modules_of_its_parts(parts, names):
+    assert [module.__name__.rsplit(".", 1)[1] for module in gpu_modules(parts)] == names
+    program = gpu_source(parts)
+    for module in CHILD_MODULES:
+        assert ("_install(%r" % module.__name__ in program) == (module in gpu_modules(parts))
+
+
+def test_facts_and_companions_ship_their_entry_and_the_base():
+    assert "_install(%r" % child_facts.__name__ in facts_source()
+    assert "_install(%r" % child_companions.__name__ not in facts_source()
+    assert "_install(%r" % child_companions.__name__ in companions_source()
+    assert "_install(%r" % child_base.__name__ in companions_source()
+
+
+def test_child_modules_import_only_modules_shipped_before_them():
+    for modules in [(child_base, child_facts), (child_base, child_companions), gpu_modules(GPU_PARTS)]:
+        order = [module.__name__ for module in modules]
+        for position, module in enumerate(modules):
+            source = module_source(module)
+            for other in order[position:]:
+                assert "from %s import" % other not in source, (module.__name__, other)
+
+
+@pytest.mark.parametrize("module", CHILD_MODULES, ids=lambda module: module.__name__.rsplit(".", 1)[1])
+def test_child_modules_import_neither_ansible_nor_torch_at_module_level(module):
+    source = module_source(module)
+    assert not re.search(r"^(from|import) ansible[. ]", source, re.M)
+    assert not re.search(r"^(from|import) torch", source, re.M)
 
 
 def test_unknown_gpu_part_is_refused():
@@ -66,44 +116,12 @@ def test_gpu_child_reports_cuda_init_failure():
     assert "ops" not in result
 
 
-PROBES_ON_CPU = emit_result_source() + PRELUDE + PROBES_SOURCE + r'''
-import torch
-cpu = torch.device("cpu")
-result = dict((name, timed(probe_sdpa, cpu, attr)) for name, attr in SDPA_BACKENDS)
-result["bf16"] = timed(probe_bf16, cpu)
-result["fp8_on_ampere"] = timed(probe_fp8, cpu, (8, 6))
-result["skipped_after_failed_ops"] = part_probes(0, (9, 0), {"ops": {"status": "failed", "error": "boom"}})
-emit(result)
-'''
-
-
 @needs_torch
 def test_probe_code_on_the_cpu():
     """The probes take a device: on the CPU the math backend runs and the fused ones are refused."""
-    result = run(PROBES_ON_CPU)
+    result = run(child_program((child_base, probes, cpu_probes_child), cpu_probes_child, "CPU probes"))
     assert result["math_attention"]["status"] == "ok" and result["math_attention"]["relative_error"] < 2e-2
     assert result["efficient_attention"]["status"] == "unavailable"
     assert result["bf16"]["status"] == "ok"
-    assert result["fp8_on_ampere"]["status"] == "skipped"
-    assert result["fp8_on_ampere"]["reason"] == "compute capability 8.6 < 8.9: no FP8 tensor cores"
-    skipped = result["skipped_after_failed_ops"]
-    assert sorted(skipped) == sorted(["flash_attention", "efficient_attention", "cudnn_attention",
-                                      "math_attention", "triton", "bf16", "fp8"])
-    assert skipped["triton"] == {"status": "skipped", "reason": "the basic op mix failed on this GPU: boom"}
-
-
-SASS_WITHOUT_NVRTC = emit_result_source() + PRELUDE + SASS_SOURCE + r'''
-def nvrtc_candidates():
-    return ["/nonexistent/libnvrtc.so.13"]
-
-
-emit(part_sass(0, (12, 0), {}))
-'''
-
-
-@needs_torch
-def test_native_sass_launch_without_nvrtc_is_unavailable():
-    result = run(SASS_WITHOUT_NVRTC)
-    assert (result["status"], result["arch"], result["nvrtc"]) == ("unavailable", "sm_120", None)
-    assert result["error"].startswith("no loadable libnvrtc (torch's nvidia wheels, CUDA_HOME, /usr/local/cuda, "
-                                      "ldconfig); tried /nonexistent/libnvrtc.so.13 (")
+    off = result["close_off_by_10_percent"]
+    assert off["status"] == "failed" and off["error"] == "wrong result: relative error 0.1 > 0.02"
