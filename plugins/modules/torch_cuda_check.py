@@ -91,8 +91,19 @@ options:
       - How many children may run at the same time. Each child pays for its own torch import and CUDA
         start, so overlapping them keeps the check short; V(1) runs them one after the other, which
         gives the cleanest per-run seconds (the op mix and JIT timings do not share the GPU then).
+      - The GPU children of the GPUs the driver lists (or C(CUDA_VISIBLE_DEVICES) names) start beside the
+        facts child; the default runs all five children of a one-GPU host at once.
     type: int
-    default: 4
+    default: 6
+  gpu_lock:
+    description:
+      - File of the host's GPU lock. Each GPU child takes it shared after CUDA starts and before its first
+        kernel, so M(blackwell.pytorch.torch_benchmark) (which takes it exclusively) never takes a figure while
+        the check runs kernels. A child waits at most a quarter of O(timeout), then goes on (C(children[].phases)
+        show C(gpu_lock_wait)).
+      - Default C(/run/lock/blackwell-pytorch-gpu.lock) (the temporary directory where C(/run/lock) is missing).
+        An empty string takes no lock. A symbolic link is refused (not followed).
+    type: str
 requirements:
   - PyTorch with CUDA in the environment of O(python); the module's own Python needs nothing beyond
     ansible-core's needs.
@@ -273,6 +284,7 @@ import sys
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import REQUIREMENTS, unmet
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import (
     DEFAULT_COMPILE_TIMEOUT, DEFAULT_PARALLEL, DEFAULT_TIMEOUT, run_check)
@@ -288,13 +300,15 @@ def main():
             timeout=dict(type="int", default=DEFAULT_TIMEOUT),
             compile_timeout=dict(type="int", default=DEFAULT_COMPILE_TIMEOUT),
             parallel=dict(type="int", default=DEFAULT_PARALLEL),
+            gpu_lock=dict(type="str"),
         ),
         supports_check_mode=True,
     )
     params = module.params
     report = run_check(params["python"] or sys.executable, timeout=params["timeout"], compile_timeout=params["compile_timeout"],
                        torch_compile=params["torch_compile"] or "torch_compile" in params["require"],
-                       parallel=params["parallel"])
+                       parallel=params["parallel"],
+                       gpu_lock=default_lock_path() if params["gpu_lock"] is None else params["gpu_lock"] or None)
     error = report.pop("error")
     if error:
         module.fail_json(msg=error, **report)

@@ -8,11 +8,12 @@ every child; each child reports the seconds of its phases (import_torch, ...):
 - facts_source(): child_facts, imports torch, reads the build facts and the GPUs.
 - companions_source(): child_companions, imports torchvision and torchaudio (slow, and a
   mismatched one can kill the process: kept apart from the facts, run beside the other children).
-- gpu_source(parts): child_gpu with the modules of `parts` (ops, probes, native_sass); argv =
-  GPU index, comma-separated parts.
+- gpu_source(parts): child_gpu with the modules of `parts` (ops, probes, native_sass) and
+  common.gpu_lock; argv = GPU index, comma-separated parts, the GPU lock file and its wait.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import gpu_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import child_base, child_companions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import child_facts, child_gpu
@@ -39,8 +40,8 @@ def gpu_modules(parts):
     if unknown:
         raise ValueError("unknown GPU child part(s): %s" % ", ".join(sorted(unknown)))
     needed = set(child_gpu.PARTS[part][0] for part in parts)
-    return (child_base,) + tuple(module for name, module in sorted(_PART_MODULES.items())
-                                 if name in needed and module is not child_gpu) + (child_gpu,)
+    return (child_base, gpu_lock) + tuple(module for name, module in sorted(_PART_MODULES.items())
+                                           if name in needed and module is not child_gpu) + (child_gpu,)
 
 
 def gpu_source(parts):

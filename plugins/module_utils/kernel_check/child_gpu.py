@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A GPU child of torch_cuda_check: CUDA on one GPU, then the parts it was asked for.
 
-main(argv, emit): argv = GPU index, comma-separated parts (see PARTS). Initialises CUDA on that
-GPU, then runs each part and emits everything gathered so far after each one, so a crash in a
+main(argv, emit): argv = GPU index, comma-separated parts (see PARTS), and optionally the host's
+GPU lock file and the seconds to wait for it. Initialises CUDA on that GPU, takes the lock shared
+(common.gpu_lock: a benchmark never measures while these parts run), then runs each part and emits everything gathered so far after each one, so a crash in a
 later part keeps the earlier results: {"index", "init": {"status", "error"}, "phases", <part>: ...}.
 The parent sets CUDA_DISABLE_PTX_JIT / CUDA_FORCE_PTX_JIT, which must happen before CUDA
 initialises: hence one child per mode.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import importlib
 import time
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import err_text, since
 
 # part -> (module of this package, function)
@@ -91,6 +93,9 @@ def main(argv, emit):
     emit(out)
     if out["init"]["status"] != "ok":
         return
+    if len(argv) > 2 and argv[2]:
+        out["gpu_lock"] = acquire(argv[2], True, float(argv[3]) if len(argv) > 3 else 30.0)
+        out["phases"]["gpu_lock_wait"] = out["gpu_lock"]["waited_s"]
     for part in parts:
         start = time.monotonic()
         out[part] = part_function(part)(index, capability, out)

@@ -18,6 +18,8 @@ No Ansible import: the module and benchmarks/cuda_check_time.py call run_check()
 """
 from __future__ import annotations
 
+import glob
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,7 +34,9 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix 
 
 DEFAULT_TIMEOUT = 120
 DEFAULT_COMPILE_TIMEOUT = 600
-DEFAULT_PARALLEL = 4
+DEFAULT_PARALLEL = 6
+# A GPU child waits for the host's GPU lock (common.gpu_lock) at most this share of its timeout.
+LOCK_WAIT_SHARE = 0.25
 _NO_JIT_VARS = {"CUDA_DISABLE_PTX_JIT": None, "CUDA_FORCE_PTX_JIT": None}
 # mode -> (parts, environment)
 MODES = (
@@ -161,6 +165,10 @@ class _Children(object):
         self.started.append((name, gpu, future))
         return future
 
+    def discard(self, gpu):
+        """Forget the children started for a GPU torch does not have (a guess that was wrong)."""
+        self.started = [entry for entry in self.started if entry[1] != gpu]
+
     def entries(self):
         entries = []
         for name, gpu, future in self.started:
@@ -173,17 +181,37 @@ class _Children(object):
         return entries
 
 
-def _start_gpu(children, device):
-    return dict((mode, children.start(mode, device["index"], gpu_source(parts),
-                                      args=(device["index"], ",".join(parts)), env=env))
+def guess_gpu_indices(environ=None, root="/"):
+    """The GPU indices torch will see, guessed before torch runs, so the GPU children can start
+    beside the facts child: as many as CUDA_VISIBLE_DEVICES lists when it is set, else as many as
+    the driver initialised (/proc/driver/nvidia/gpus). The facts child has the last word."""
+    environ = os.environ if environ is None else environ
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        count = len([entry for entry in visible.split(",") if entry.strip()])
+    else:
+        count = len(glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*")))
+    return list(range(count))
+
+
+def _lock_args(lock, timeout):
+    return (lock or "", "%g" % (timeout * LOCK_WAIT_SHARE))
+
+
+def _start_gpu(children, index, lock):
+    return dict((mode, children.start(mode, index, gpu_source(parts),
+                                      args=(index, ",".join(parts)) + _lock_args(lock, children.timeout), env=env))
                 for mode, parts, env in MODES)
 
 
 def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, torch_compile=False,
-              parallel=DEFAULT_PARALLEL):
+              parallel=DEFAULT_PARALLEL, gpu_lock=None, gpu_indices=None):
     """The whole check. Returns the report; report["error"] is set when `python` or its torch cannot be used.
 
-    At most `parallel` children run at a time (1: one after the other, the cleanest timings).
+    At most `parallel` children run at a time (1: one after the other, the cleanest timings). The GPU
+    children of the guessed GPUs (gpu_indices, default guess_gpu_indices()) start right after the
+    facts child; those of GPUs the facts name but the guess missed start once the facts are in.
+    GPU children take `gpu_lock` (a file; None for none) shared before their first kernel.
     """
     start = time.monotonic()
     report = {"python": python, "error": check_interpreter(python), "build": None, "companions": None,
@@ -192,17 +220,23 @@ def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_T
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
             children = _Children(python, timeout, pool)
             facts_job = children.start("facts", None, facts_source())
+            guessed = guess_gpu_indices() if gpu_indices is None else gpu_indices
+            started = dict((index, _start_gpu(children, index, gpu_lock)) for index in guessed)
             companions_job = children.start("companions", None, companions_source())
             report["error"] = facts_error(python, facts_job.result())
-            if report["error"] is None:
-                _report_gpus(report, facts_job.result()["result"], children, torch_compile, compile_timeout)
+            if report["error"] is not None:
+                for index in started:
+                    children.discard(index)
+            else:
+                _report_gpus(report, facts_job.result()["result"], children, torch_compile, compile_timeout, started,
+                             gpu_lock)
                 report["companions"] = _companions(report["build"]["torch_version"], companions_job.result())
             report["children"] = children.entries()
     report["seconds"] = round(time.monotonic() - start, 3)
     return report
 
 
-def _report_gpus(report, facts, children, torch_compile, compile_timeout):
+def _report_gpus(report, facts, children, torch_compile, compile_timeout, started, lock):
     split = split_arch_list(facts["arch_list"])
     report["build"] = {
         "torch_version": facts["torch_version"], "git_version": facts["git_version"],
@@ -212,12 +246,16 @@ def _report_gpus(report, facts, children, torch_compile, compile_timeout):
         "device_count": len(facts["devices"]),
     }
     report["cuda"] = {"available": facts["cuda_available"], "reason": facts["cuda_unavailable_reason"]}
-    jobs = [_start_gpu(children, device) for device in facts["devices"]]
+    indices = [device["index"] for device in facts["devices"]]
+    for index in set(started) - set(indices):
+        children.discard(index)
+    jobs = [started.get(index) or _start_gpu(children, index, lock) for index in indices]
     compile_jobs = []
     for device, gpu_jobs in zip(facts["devices"], jobs):
         normal_ops = part_of(gpu_jobs["normal"].result(), "ops")
         compile_jobs.append(children.start(
-            "compile", device["index"], gpu_source(("compile",)), args=(device["index"], "compile"),
+            "compile", device["index"], gpu_source(("compile",)),
+            args=(device["index"], "compile") + _lock_args(lock, compile_timeout),
             env=_NO_JIT_VARS, timeout=compile_timeout) if torch_compile and normal_ops["status"] == "ok" else None)
     for device, gpu_jobs, compile_job in zip(facts["devices"], jobs, compile_jobs):
         report["gpus"].append(assemble_gpu(

@@ -42,11 +42,11 @@ def test_programs_compile_and_fit_in_one_argument(name, build):
 
 
 @pytest.mark.parametrize("parts, names", [
-    (("ops",), ["child_base", "child_gpu"]),
-    (("ops", "probes"), ["child_base", "probes", "child_gpu"]),
-    (("ops", "sass"), ["child_base", "native_sass", "child_gpu"]),
-    (("compile",), ["child_base", "probes", "child_gpu"]),
-    (GPU_PARTS, ["child_base", "native_sass", "probes", "child_gpu"]),
+    (("ops",), ["child_base", "gpu_lock", "child_gpu"]),
+    (("ops", "probes"), ["child_base", "gpu_lock", "probes", "child_gpu"]),
+    (("ops", "sass"), ["child_base", "gpu_lock", "native_sass", "child_gpu"]),
+    (("compile",), ["child_base", "gpu_lock", "probes", "child_gpu"]),
+    (GPU_PARTS, ["child_base", "gpu_lock", "native_sass", "probes", "child_gpu"]),
 ])
 def test_a_gpu_child_ships_only_the_modules_of_its_parts(parts, names):
     assert [module.__name__.rsplit(".", 1)[1] for module in gpu_modules(parts)] == names

@@ -88,6 +88,7 @@ def fake(monkeypatch):
     def install(facts_child, modes, companions_child=None):
         children = FakeChildren(facts_child, modes, companions_child)
         monkeypatch.setattr(cuda_check_run, "run_child", children)
+        monkeypatch.setattr(cuda_check_run, "guess_gpu_indices", lambda: [])  # the host's GPUs play no part
         return children
     return install
 
@@ -130,7 +131,8 @@ def test_h100_with_cu130(fake):
     envs = dict((kind, env) for kind, _args, env, _timeout in children.calls)
     assert envs["normal"] == {"CUDA_DISABLE_PTX_JIT": None, "CUDA_FORCE_PTX_JIT": None}
     assert envs["force_ptx_jit"] == {"CUDA_DISABLE_PTX_JIT": None, "CUDA_FORCE_PTX_JIT": "1"}
-    assert dict((kind, args) for kind, args, _env, _timeout in children.calls)["disable_ptx_jit"] == (0, "ops,sass")
+    assert dict((kind, args) for kind, args, _env, _timeout in children.calls)["disable_ptx_jit"] == (
+        0, "ops,sass", "", "30")
 
 
 def test_cu126_on_rtx_5090_fails_as_predicted(fake):
@@ -287,3 +289,35 @@ def test_real_cpu_torch_reports_cuda_unusable():
     assert report["cuda"] == {"available": False, "reason": "torch %s was built without CUDA" % version}
     assert report["build"]["cuda_runtime"] is None and report["build"]["device_count"] == 0
     assert [entry["status"] for entry in report["children"]] == ["ok", "ok"]
+
+
+def test_gpu_children_of_the_guessed_gpus_start_beside_the_facts_child(fake):
+    children = fake(child(facts([H100], CU130)), h100_modes())
+    report = run_check(sys.executable, gpu_indices=[0], gpu_lock="/run/lock/gpu.lock", timeout=60)
+    assert [kind for kind, _args, _env, _timeout in children.calls] == [
+        "facts", "normal", "disable_ptx_jit", "force_ptx_jit", "companions"]
+    assert dict((kind, args) for kind, args, _env, _timeout in children.calls)["normal"] == (
+        0, "ops,probes", "/run/lock/gpu.lock", "15")
+    assert report["gpus"][0]["runs"]["normal"]["status"] == "ok"
+
+
+def test_children_of_a_wrongly_guessed_gpu_are_left_out_of_the_report(fake):
+    children = fake(child(facts([H100], CU130)), h100_modes())
+    report = run_check(sys.executable, gpu_indices=[0, 1])
+    assert len([call for call in children.calls if call[1] and call[1][0] == 1]) == 3
+    assert [(entry["name"], entry["gpu"]) for entry in report["children"]] == [
+        ("facts", None), ("normal", 0), ("disable_ptx_jit", 0), ("force_ptx_jit", 0), ("companions", None)]
+    assert [gpu["index"] for gpu in report["gpus"]] == [0]
+
+
+@pytest.mark.parametrize("environ, gpus, expected", [
+    ({"CUDA_VISIBLE_DEVICES": "0,1"}, 4, [0, 1]),
+    ({"CUDA_VISIBLE_DEVICES": ""}, 4, []),
+    ({"CUDA_VISIBLE_DEVICES": "GPU-0e2d"}, 4, [0]),
+    ({}, 2, [0, 1]),
+    ({}, 0, []),
+])
+def test_guess_gpu_indices(tmp_path, environ, gpus, expected):
+    for number in range(gpus):
+        (tmp_path / "proc/driver/nvidia/gpus" / ("0000:%02x:00.0" % number)).mkdir(parents=True)
+    assert cuda_check_run.guess_gpu_indices(environ, str(tmp_path)) == expected
