@@ -48,6 +48,19 @@ def packages(python):
     return sorted(found)
 
 
+_TORCH_VERSION_RE = re.compile(r"^__version__\s*(?::\s*str\s*)?=\s*['\"]([^'\"\n]+)['\"]", re.MULTILINE)
+
+
+def torch_version(python):
+    """torch.__version__ as torch/version.py states it ("2.11.0+cu130", where the wheel from PyPI is
+    named 2.11.0), or None when the environment has no torch."""
+    for directory in site_dirs(python):
+        match = _TORCH_VERSION_RE.search(_read(os.path.join(directory, "torch", "version.py")) or "")
+        if match:
+            return match.group(1)
+    return None
+
+
 def torch_build(python, package_set):
     """{version, cuda, git_version} of the environment's torch (None when torch is not installed)."""
     version = None

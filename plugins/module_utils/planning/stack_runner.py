@@ -32,9 +32,9 @@ def adopted_before(root, path, python):
     """The stack name when venvs/<stack> already links to `path` and the torch installed there (read
     from its files) still names that stack; None otherwise. An adoption is only recorded after
     torch imported there, so a second run need not import it again."""
-    build = py_env.torch_build(python, py_env.packages(python))
+    version = py_env.torch_version(python)
     try:
-        stack = lifecycle.adopt_name(build["version"]) if build else None
+        stack = lifecycle.adopt_name(version) if version else None
     except ValueError:
         return None
     link = os.path.join(root, lifecycle.VENVS, stack) if stack else None

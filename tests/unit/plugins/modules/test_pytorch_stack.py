@@ -113,7 +113,7 @@ def _env_with_torch_files(tmp_path, version):
     records each run (so a test sees whether torch was imported there) and cannot import torch."""
     env = tmp_path / "env"
     site = env / "lib" / "python3.11" / "site-packages"
-    (site / ("torch-%s.dist-info" % version)).mkdir(parents=True)
+    (site / ("torch-%s.dist-info" % version.split("+")[0])).mkdir(parents=True)  # as PyPI names it
     (site / "torch").mkdir()
     (site / "torch" / "version.py").write_text("__version__ = '%s'\ncuda = '13.0'\n" % version)
     (env / "bin").mkdir()

@@ -1,0 +1,40 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import py_env
+
+# torch/version.py as a torch 2.11 wheel from PyPI ships it (the wheel itself is named 2.11.0).
+VERSION_PY = """from typing import Optional
+
+__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'xpu']
+__version__ = '2.11.0+cu130'
+debug = False
+cuda: Optional[str] = '13.0'
+git_version = '70d99e998b4955e0049d13a98d77ae1b14db1f45'
+hip: Optional[str] = None
+"""
+
+
+def _env(tmp_path, version_py=VERSION_PY):
+    site = tmp_path / "venv/lib/python3.12/site-packages"
+    (site / "torch-2.11.0.dist-info").mkdir(parents=True)
+    (site / "numpy-2.3.4.dist-info").mkdir()
+    if version_py is not None:
+        (site / "torch").mkdir()
+        (site / "torch" / "version.py").write_text(version_py)
+    return str(tmp_path / "venv/bin/python3")
+
+
+def test_torch_version_is_what_torch_says_not_the_wheel_name(tmp_path):
+    python = _env(tmp_path)
+    assert py_env.torch_version(python) == "2.11.0+cu130"
+    assert py_env.packages(python) == ["numpy==2.3.4", "torch==2.11.0"]
+    assert py_env.torch_build(python, py_env.packages(python)) == {
+        "version": "2.11.0", "cuda": "13.0", "git_version": "70d99e998b4955e0049d13a98d77ae1b14db1f45"}
+
+
+def test_no_torch_files_no_version(tmp_path):
+    assert py_env.torch_version(_env(tmp_path, version_py=None)) is None
+    assert py_env.torch_version(str(tmp_path / "nowhere/bin/python3")) is None
