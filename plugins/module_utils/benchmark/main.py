@@ -141,5 +141,11 @@ def run_multi(plan, emit):
 
 
 def main(argv, emit):
+    if argv[0] == "-":  # started before its plan was known: import torch meanwhile, then read the plan
+        import torch  # noqa: F401 pylint: disable=unused-import
+        text = sys.stdin.read()
+        if not text.strip():
+            return
+        argv = [text]
     plan = json.loads(argv[0])
     {"probe": probe, "device": run_device, "multi": run_multi}[plan["mode"]](plan, emit)

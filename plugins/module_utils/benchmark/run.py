@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Run the benchmark: validate the options, probe the interpreter, run one child per device
 (one after the other, each with its own timeout) and one child between GPUs, then assemble
-the result document with its gate verdict.
+the result document with its gate verdict. The first device child starts beside the probe and
+imports torch while the probe runs; it reads its plan from stdin once the probe is in.
 
 Bad input is refused before any child starts; what only the probe can tell (no GPU, a GPU
 too old for a gated test, a single GPU for a multi-GPU gate) is refused before any test
@@ -11,7 +12,9 @@ runs. No Ansible import: the module shell calls run(params, host).
 """
 from __future__ import annotations
 
+import queue
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, p2p_figures, peak_info
@@ -134,6 +137,26 @@ def _check_gates_after_probe(params, names, skips, gpus):
         raise BenchmarkError("; ".join(errors))
 
 
+class EarlyChild(object):
+    """The first device child, started beside the probe before its plan is known: it imports torch
+    meanwhile and reads the plan from stdin (common.child_run.run_child's `stdin`)."""
+
+    def __init__(self, pool, python, program, timeout):
+        self._plan = queue.Queue(1)
+        self._future = pool.submit(run_child, python, program, ["-"], env=CHILD_ENV, timeout=timeout,
+                                   stdin=self._plan.get)
+
+    def give(self, plan):
+        """Hand the child its plan; its result once it ends."""
+        self._plan.put(plan_arg(plan))
+        return self._future.result()
+
+    def cancel(self):
+        """The child is not needed (a refusal, or nothing to run): it is killed unheard."""
+        self._plan.put(None)
+        self._future.result()
+
+
 def _child(python, program, plan, timeout, env=None):
     if not plan["tests"]:
         return {"status": "ok", "error": None, "seconds": 0.0, "result": {"tests": {}}}
@@ -189,14 +212,19 @@ def _missing(result):
     return "the benchmark child %s before this test: %s" % (result["status"], result["error"])
 
 
-def _run_device(python, program, run, gpu, facts):
+def _run_device(python, program, run, gpu, facts, early=None):
     names, sizes, settings, skips = run["names"], run["sizes"], run["settings"], run["skips"]
     key = gpu["index"] if gpu else None
     device_tests = [name for name in names if spec_of(name)["scope"] == "device"]
     todo = [name for name in device_tests if key not in skips.get(name, {})]
     plan = dict(run["lock"], mode="device", device="cuda:%d" % key if gpu else "cpu", settings=settings,
                 tests=[_entry(name, sizes) for name in todo])
-    result = _child(python, program, plan, settings["timeout"])
+    if early is not None and plan["tests"]:
+        result = early.give(plan)
+    else:
+        if early is not None:
+            early.cancel()
+        result = _child(python, program, plan, settings["timeout"])
     raw = (result["result"] or {}).get("tests") or {}
     peak_gpu = _peak_gpu(gpu) if gpu else None
     figures = {}
@@ -243,12 +271,20 @@ def run(params, host):
     if problem:
         raise BenchmarkError(problem)
     program = child_program()
-    facts = _probe(python, program, device)
-    gpus = _gpus(facts, params.get("gpus"), python) if device == "cuda" else None
-    skips = _skips(names, device, gpus)
-    _check_gates_after_probe(params, names, skips, gpus)
-    plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips, "lock": lock_plan(params, settings)}
-    devices = [_run_device(python, program, plan, gpu, facts) for gpu in gpus or [None]]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        early = EarlyChild(pool, python, program, settings["timeout"])
+        try:
+            facts = _probe(python, program, device)
+            gpus = _gpus(facts, params.get("gpus"), python) if device == "cuda" else None
+            skips = _skips(names, device, gpus)
+            _check_gates_after_probe(params, names, skips, gpus)
+        except BaseException:
+            early.cancel()
+            raise
+        plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips,
+                "lock": lock_plan(params, settings)}
+        devices = [_run_device(python, program, plan, gpu, facts, early if position == 0 else None)
+                   for position, gpu in enumerate(gpus or [None])]
     document = {
         "schema": SCHEMA, "host": host, "device": device, "profile": params["profile"], "tests": names,
         "started": started, "python": python, "torch": facts["torch"], "settings": settings,

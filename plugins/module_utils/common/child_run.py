@@ -77,11 +77,15 @@ def last_error_line(text):
     return lines[-1] if lines else None
 
 
-def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
+def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
     """Run `source` with interpreter `python` (argv[1:] = args) and return parse_child_output().
 
     `env` entries are added to (None values removed from) the current environment. The
     child runs in its own process group so a timeout kills anything it started.
+    `stdin`: a callable that blocks until the child's input is known and returns it as text
+    (None: nothing, the child is killed unheard). The child starts at once, so it can import
+    what it needs while the input is still being worked out; `timeout` counts from the moment
+    the input is given.
     """
     child_env = dict(os.environ)
     for key, value in (env or {}).items():
@@ -92,19 +96,29 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
     start = time.monotonic()
     proc = subprocess.Popen(
         [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=child_env, cwd=cwd, start_new_session=True)
+        stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin is not None else None, env=child_env, cwd=cwd,
+        start_new_session=True)
+    text = stdin() if stdin is not None else None
+    if stdin is not None and text is None:
+        _kill(proc)
+        proc.communicate()
+        return parse_child_output(b"", b"", proc.returncode, False, time.monotonic() - start, timeout)
     timed_out = False
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        stdout, stderr = proc.communicate(input=text.encode("utf-8") if text is not None else None, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _kill(proc)
         stdout, stderr = proc.communicate()
     return parse_child_output(stdout, stderr, proc.returncode, timed_out,
                               time.monotonic() - start, timeout)
+
+
+def _kill(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def emit_result_source():

@@ -47,12 +47,24 @@ class Children:
         self.cards = [card(fake.H100, 0)] if cards is None else cards
         self.nvml, self.cuda_error, self.wrong = nvml, cuda_error, wrong
         self.device_status, self.reported = device_status, reported
-        self.calls = []
+        self.calls, self.canceled = [], 0
 
-    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None):
-        plan = json.loads(args[0])
-        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python})
+    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
+        plan = self.plan_of(args, stdin)
+        if plan is None:  # the child started beside the probe was not needed: killed unheard
+            self.canceled += 1
+            return {"status": "crashed", "error": "killed by signal 9", "seconds": 0.1, "result": None, "rc": -9,
+                    "stderr_tail": ""}
+        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python, "early": stdin is not None})
         return getattr(self, plan["mode"])(plan)
+
+    @staticmethod
+    def plan_of(args, stdin):
+        """The plan from argv, or (a child started before its plan: argv "-") from what stdin gives."""
+        if args[0] != "-":
+            return json.loads(args[0])
+        text = stdin()
+        return None if text is None else json.loads(text)
 
     def probe(self, plan):
         available = self.cuda_error is None
@@ -104,6 +116,11 @@ def test_h100_quick_profile_reports_every_figure_against_its_peak(children, run_
     status, result = run_module(torch_benchmark, {"python": sys.executable})
     assert status == "exit" and result["changed"] is False and result["failed_gates"] == []
     assert result["warnings"] == [] and result["dest"] is None
+    # the device child was started beside the probe and got its plan through stdin
+    assert [(call["plan"]["mode"], call["early"]) for call in fake_children.calls] == [
+        ("probe", False), ("device", True)]
+    assert fake_children.calls[1]["plan"]["gpu_lock"].endswith("/blackwell-pytorch-gpu.lock")
+    assert fake_children.calls[1]["plan"]["gpu_lock_wait_s"] == 30.0
     doc = result["benchmark"]
     assert schema_errors(doc) == []
     (gpu,) = doc["devices"]
@@ -243,6 +260,7 @@ def test_gate_on_a_test_the_gpu_cannot_run_is_refused_after_the_probe(children, 
     assert status == "fail"
     assert result["msg"] == "gate on gemm_fp8, a test that does not run: needs compute capability >= 8.9 on GPU(s) 0"
     assert [call["plan"]["mode"] for call in fake_children.calls] == ["probe"]
+    assert fake_children.canceled == 1  # the device child started beside the probe ran nothing
 
 
 def test_a_child_timeout_keeps_earlier_figures_and_fails_gates_on_the_rest(children, run_module):
@@ -329,8 +347,11 @@ def test_cpu_mode_runs_the_same_code_with_real_torch(run_module, tmp_path):
 class HangingP2P(Children):
     """Two RTX PRO 6000 whose multi-GPU child hangs in P2P until NCCL_P2P_DISABLE=1."""
 
-    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None):
-        plan = json.loads(args[0])
+    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
+        plan = self.plan_of(args, stdin)
+        if plan is None:
+            return {"status": "crashed", "error": "killed by signal 9", "seconds": 0.1, "result": None, "rc": -9,
+                    "stderr_tail": ""}
         self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python})
         if plan["mode"] == "multi" and (env or {}).get("NCCL_P2P_DISABLE") != "1":
             return {"status": "timeout", "error": "timed out after %s s" % timeout, "seconds": timeout,
