@@ -14,7 +14,8 @@ import re
 _TORCH_FIELD_RE = re.compile(r"^(git_version|cuda|hip)\s*(?::\s*[\w\[\], ]+)?=\s*['\"]?([^'\"\n]*)['\"]?", re.MULTILINE)
 
 
-def _read(path):
+def read_text(path):
+    """The text of a file, or None when it cannot be read (missing, unreadable, not text)."""
     try:
         with open(path) as stream:
             return stream.read()
@@ -55,7 +56,7 @@ def torch_version(python):
     """torch.__version__ as torch/version.py states it ("2.11.0+cu130", where the wheel from PyPI is
     named 2.11.0), or None when the environment has no torch."""
     for directory in site_dirs(python):
-        match = _TORCH_VERSION_RE.search(_read(os.path.join(directory, "torch", "version.py")) or "")
+        match = _TORCH_VERSION_RE.search(read_text(os.path.join(directory, "torch", "version.py")) or "")
         if match:
             return match.group(1)
     return None
@@ -71,7 +72,7 @@ def torch_build(python, package_set):
         return None
     build = {"version": version, "cuda": None, "git_version": None}
     for directory in site_dirs(python):
-        text = _read(os.path.join(directory, "torch", "version.py"))
+        text = read_text(os.path.join(directory, "torch", "version.py"))
         if text:
             for key, value in _TORCH_FIELD_RE.findall(text):
                 if key in build:

@@ -12,6 +12,8 @@ import json
 import os
 import tempfile
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
+
 DEFAULT_MODE = "0644"
 
 
@@ -20,18 +22,10 @@ def render(document):
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
-def _current(path):
-    try:
-        with open(path) as stream:
-            return stream.read()
-    except (IOError, OSError, UnicodeDecodeError):
-        return None
-
-
 def write_result(module, dest, document):
     """(changed, diff) after writing `document` to `dest`; in check mode only what would change."""
     text = render(document)
-    before = _current(dest)
+    before = read_text(dest)
     changed = before != text
     diff = {"before_header": dest, "after_header": dest, "before": before or "", "after": text}
     params = dict(module.params)

@@ -19,7 +19,8 @@ import json
 import os
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import packages, site_dirs, torch_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import (
+    packages, read_text, site_dirs, torch_build)
 
 __all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
            "gpu_uuids", "load", "packages", "site_dirs", "torch_build"]
@@ -29,20 +30,12 @@ _DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)"
 _UUID_RE = re.compile(r"^GPU UUID:\s*(\S+)", re.MULTILINE)
 
 
-def _read(path):
-    try:
-        with open(path) as stream:
-            return stream.read()
-    except (IOError, OSError, UnicodeDecodeError):
-        return None
-
-
 def driver_version(root="/"):
     """The loaded kernel module's version (/sys/module/nvidia/version, else /proc/driver/nvidia/version)."""
-    text = _read(os.path.join(root, "sys/module/nvidia/version"))
+    text = read_text(os.path.join(root, "sys/module/nvidia/version"))
     if text and text.strip():
         return text.strip()
-    match = _DRIVER_RE.search(_read(os.path.join(root, "proc/driver/nvidia/version")) or "")
+    match = _DRIVER_RE.search(read_text(os.path.join(root, "proc/driver/nvidia/version")) or "")
     return match.group(1) if match else None
 
 
@@ -50,7 +43,7 @@ def gpu_uuids(root="/"):
     """Sorted UUIDs of the GPUs the driver initialised (/proc/driver/nvidia/gpus/*/information)."""
     uuids = []
     for path in glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information")):
-        match = _UUID_RE.search(_read(path) or "")
+        match = _UUID_RE.search(read_text(path) or "")
         if match:
             uuids.append(match.group(1))
     return sorted(uuids)
@@ -58,13 +51,13 @@ def gpu_uuids(root="/"):
 
 def cuda_toolkit(cuda_home):
     """The toolkit's version from <cuda_home>/version.json (CUDA 11.1+) or version.txt; None without one."""
-    text = _read(os.path.join(cuda_home, "version.json"))
+    text = read_text(os.path.join(cuda_home, "version.json"))
     if text:
         try:
             return json.loads(text)["cuda"]["version"]
         except (ValueError, KeyError, TypeError):
             pass
-    match = re.search(r"CUDA Version\s+([0-9.]+)", _read(os.path.join(cuda_home, "version.txt")) or "")
+    match = re.search(r"CUDA Version\s+([0-9.]+)", read_text(os.path.join(cuda_home, "version.txt")) or "")
     return match.group(1) if match else None
 
 
@@ -94,7 +87,7 @@ def differences(stored, current):
 def load(path):
     """The stored document at `path`, or None when it is missing, unreadable, not JSON, of another
     schema, or lacks `passed` / `fingerprint`: a damaged file counts as no file."""
-    text = _read(path)
+    text = read_text(path)
     if text is None:
         return None
     try:
