@@ -294,8 +294,9 @@ def test_real_cpu_torch_reports_cuda_unusable():
 def test_gpu_children_of_the_guessed_gpus_start_beside_the_facts_child(fake):
     children = fake(child(facts([H100], CU130)), h100_modes())
     report = run_check(sys.executable, gpu_indices=[0], gpu_lock="/run/lock/gpu.lock", timeout=60)
-    assert [kind for kind, _args, _env, _timeout in children.calls] == [
-        "facts", "normal", "disable_ptx_jit", "force_ptx_jit", "companions"]
+    # submitted in this order: the GPU children before the companions, without waiting for the facts
+    assert [(entry["name"], entry["gpu"]) for entry in report["children"]] == [
+        ("facts", None), ("normal", 0), ("disable_ptx_jit", 0), ("force_ptx_jit", 0), ("companions", None)]
     assert dict((kind, args) for kind, args, _env, _timeout in children.calls)["normal"] == (
         0, "ops,probes", "/run/lock/gpu.lock", "15")
     assert report["gpus"][0]["runs"]["normal"]["status"] == "ok"
