@@ -40,8 +40,9 @@ def gpu_modules(parts):
     if unknown:
         raise ValueError("unknown GPU child part(s): %s" % ", ".join(sorted(unknown)))
     needed = set(child_gpu.PARTS[part][0] for part in parts)
-    return (child_base, gpu_lock) + tuple(module for name, module in sorted(_PART_MODULES.items())
-                                           if name in needed and module is not child_gpu) + (child_gpu,)
+    parts_modules = tuple(module for name, module in sorted(_PART_MODULES.items())
+                          if name in needed and module is not child_gpu)
+    return (child_base, gpu_lock) + parts_modules + (child_gpu,)
 
 
 def gpu_source(parts):

@@ -74,7 +74,7 @@ def test_run_child_starts_before_its_input_and_reads_it_from_stdin(tmp_path):
         "import sys\nopen(%r, 'w').close()\nemit({'plan': sys.stdin.read()})\n" % str(started))
 
     def plan():
-        for _ in range(200):  # the child is running before its input is known
+        for _attempt in range(200):  # the child is running before its input is known
             if started.exists():
                 return "the plan"
             time.sleep(0.05)
