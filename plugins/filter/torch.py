@@ -8,6 +8,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve as torch_resolve
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
 
 
@@ -48,6 +49,27 @@ def torch_pip_progress(log_text):
     return lifecycle.pip_progress(log_text)
 
 
+def torch_plan_summary(plan):
+    return role_messages.plan_summary(plan)
+
+
+def torch_missing_paths(stat_results, host):
+    return role_messages.missing_paths(stat_results, host)
+
+
+def torch_arch_refusal(arch_list, cmake_text, nvcc_arch_output="", tree="", ref="", cuda_home=""):
+    return role_messages.arch_refusal(arch_list, torch_arch_rejections(arch_list, cmake_text, nvcc_arch_output),
+                                      tree, ref, cuda_home)
+
+
+def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
+    return role_messages.check_summary(stack, check, bool(gpus_known), min_verdict or "", list(require or ()))
+
+
+def torch_poll_report(log_tail, what, host, seconds, finished):
+    return role_messages.poll_report(what, host, float(seconds), bool(finished), log_tail)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -57,4 +79,9 @@ class FilterModule(object):
             "torch_max_jobs": torch_max_jobs,
             "torch_hashes_mismatches": torch_hashes_mismatches,
             "torch_pip_progress": torch_pip_progress,
+            "torch_plan_summary": torch_plan_summary,
+            "torch_missing_paths": torch_missing_paths,
+            "torch_arch_refusal": torch_arch_refusal,
+            "torch_check_summary": torch_check_summary,
+            "torch_poll_report": torch_poll_report,
         }
