@@ -7,10 +7,13 @@ lifecycle), each documented in a sidecar YAML file of its name. Versions are rea
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve as torch_resolve
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
+from ansible.errors import AnsibleFilterError
+
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
-    as_bool, as_dicts, as_list, call, text)
+    as_bool, as_dict, as_dicts, as_list, call, text)
 
 
 def torch_plan(version, channel="", torchvision="", torchaudio="", companions=("torchvision", "torchaudio"),
@@ -58,6 +61,41 @@ def torch_pip_progress(log_text):
     return lifecycle.pip_progress(text(log_text))
 
 
+def torch_plan_summary(plan):
+    """The one-line report of a plan."""
+    return call("torch_plan_summary", role_messages.plan_summary, as_dict(plan, "plan", "torch_plan_summary"))
+
+
+def torch_missing_paths(stat_results, host):
+    """The refusal for the given paths that do not exist (wheelhouse, constraints, hashes)."""
+    name = "torch_missing_paths"
+    return call(name, role_messages.missing_paths, as_dicts(stat_results, "stat_results", name), text(host))
+
+
+def torch_arch_refusal(arch_list, cmake_text, nvcc_arch_output="", tree="", ref="", cuda_home=""):
+    """The refusal of an arch list the tree or the toolkit cannot build (empty when none)."""
+    return call("torch_arch_refusal", role_messages.arch_refusal, text(arch_list),
+                torch_arch_rejections(arch_list, cmake_text, nvcc_arch_output), text(tree), text(ref), text(cuda_home))
+
+
+def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
+    """The gate's one-line report of a torch_cuda_check result."""
+    name = "torch_check_summary"
+    return call(name, role_messages.check_summary, text(stack), as_dict(check, "check", name),
+                bool(gpus_known), text(min_verdict), [text(r) for r in as_list(require, "require", name)])
+
+
+def torch_poll_report(log_tail, what, host, seconds, finished):
+    """The line a poll of a background install or build prints."""
+    name = "torch_poll_report"
+    try:
+        seconds = float(seconds)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("%s: seconds must be a number, got %r" % (name, seconds))
+    return call(name, role_messages.poll_report, text(what), text(host), seconds,
+                bool(finished) and str(finished).lower() not in ("false", "no", "0"), text(log_tail))
+
+
 class FilterModule(object):
     """blackwell.pytorch PyTorch planning filters."""
 
@@ -69,4 +107,9 @@ class FilterModule(object):
             "torch_max_jobs": torch_max_jobs,
             "torch_hashes_mismatches": torch_hashes_mismatches,
             "torch_pip_progress": torch_pip_progress,
+            "torch_plan_summary": torch_plan_summary,
+            "torch_missing_paths": torch_missing_paths,
+            "torch_arch_refusal": torch_arch_refusal,
+            "torch_check_summary": torch_check_summary,
+            "torch_poll_report": torch_poll_report,
         }

@@ -48,4 +48,5 @@ def test_defaults_match_the_spec(role):
 @pytest.mark.parametrize("role", ROLES)
 def test_user_variables_are_role_prefixed(role):
     defaults = _load(role, "defaults", "main.yml") or {}
-    assert [name for name in defaults if not name.startswith(role + "_")] == []
+    prefixes = (role + "_", "blackwell_" + role + "_")  # the role's or the collection's prefix
+    assert [name for name in defaults if not name.startswith(prefixes)] == []

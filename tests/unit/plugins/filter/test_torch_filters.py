@@ -36,6 +36,12 @@ def test_plan_passes_every_argument():
     assert error.startswith("a source build needs a CUDA toolkit and there is none at /usr/local/cuda")
 
 
+def test_every_filter_is_there():
+    assert sorted(F) == ["torch_arch_list", "torch_arch_refusal", "torch_arch_rejections", "torch_check_summary",
+                         "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress",
+                         "torch_plan", "torch_plan_summary", "torch_poll_report"]
+
+
 def test_plan_reads_versions_with_packaging():
     # a spelling packaging normalises; the stack name carries the normalised version
     assert F["torch_plan"]("v2.9.1", channel="cu128", gpus=[RTX5090])["stack"] == "torch-2.9.1-cu128"
@@ -131,3 +137,21 @@ def test_pip_progress_shell():
     assert result == lifecycle.pip_progress(LOG) == (
         "2 downloads, 916.3 MB; Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)")
     assert F["torch_pip_progress"](None) == "0 downloads, 0.0 MB; starting"
+
+
+    assert F["torch_pip_progress"]("") == "0 downloads, 0.0 MB; starting"
+
+
+def test_role_message_shells():
+    plan = F["torch_plan"]("2.9.1", channel="cu128", gpus=[{"index": 0, "name": "x", "compute_capability": "12.0"}])
+    assert F["torch_plan_summary"](plan).startswith("torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ")
+    stat = {"item": {"var": "pytorch_hashes_file", "path": "/h", "dir": False}, "stat": {"exists": False}}
+    assert F["torch_missing_paths"]([stat], "ws") == ["pytorch_hashes_file /h is not a file on ws."]
+    assert F["torch_arch_refusal"]("12.0", "", "compute_120", tree="/t", ref="v1", cuda_home="/c") == (
+        "TORCH_CUDA_ARCH_LIST=12.0 cannot be built from /t (v1) with /c: 12.0: the tree's select_compute_arch.cmake "
+        "has no numeric pattern. Use a newer PyTorch ref (or toolkit), or set pytorch_build_arch_list.")
+    check = {"build": {"torch_version": "2.9.1"}, "gpus": []}
+    assert F["torch_check_summary"](check, "s", [], "native", None) == (
+        "s: torch 2.9.1; no GPU visible; no verdict required (no GPU in the facts): passed")
+    assert F["torch_poll_report"]("", "torch build", "h", "61.7", "") == (
+        "torch build on h: 0:01:01 elapsed, running; last log line: ")
