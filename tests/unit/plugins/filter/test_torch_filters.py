@@ -137,8 +137,6 @@ def test_pip_progress_shell():
     assert result == lifecycle.pip_progress(LOG) == (
         "2 downloads, 916.3 MB; Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)")
     assert F["torch_pip_progress"](None) == "0 downloads, 0.0 MB; starting"
-
-
     assert F["torch_pip_progress"]("") == "0 downloads, 0.0 MB; starting"
 
 
