@@ -10,7 +10,7 @@ module: preflight_facts
 short_description: Read in one call everything a host must show before GPU provisioning
 version_added: 0.3.0
 description:
-  - Reads, without changing anything, what the C(blackwell.pytorch.preflight) role checks: NVIDIA
+  - Reads, without changing anything, what the C(blackwell.pytorch.preflight) role checks, that is NVIDIA
     GPUs on the PCI bus and the loaded driver (sysfs and procfs, no NVML, as
     M(blackwell.pytorch.gpu_facts) with O(blackwell.pytorch.gpu_facts#module:nvml=never)), the
     Secure Boot state (as M(blackwell.pytorch.secure_boot_facts)), the running kernel's headers and
