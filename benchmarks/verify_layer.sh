@@ -83,7 +83,9 @@ for step in "${steps[@]}"; do
       read -r rc ms < <(play "$log" site.yml "${args[@]}")
       rows+=("site.yml adopt, first run|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)")
       read -r rc ms < <(play "$OUT/verify-site2.log" site.yml "${args[@]}")
-      rows+=("site.yml adopt, second run|$rc|$ms|$(role_s "$OUT/verify-site2.log")|$(recap "$OUT/verify-site2.log")|$(describe)") ;;
+      rows+=("site.yml adopt, second run|$rc|$ms|$(role_s "$OUT/verify-site2.log")|$(recap "$OUT/verify-site2.log")|$(describe)")
+      read -r rc ms < <(ANSIBLE_PIPELINING=true play "$OUT/verify-site3.log" site.yml "${args[@]}")
+      rows+=("site.yml adopt, third run, pipelining on|$rc|$ms|$(role_s "$OUT/verify-site3.log")|$(recap "$OUT/verify-site3.log")|$(describe)") ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
   printf '%s\n' "${rows[@]:$before}" >>"$OUT/table.txt"

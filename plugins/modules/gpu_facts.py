@@ -111,16 +111,15 @@ ansible_facts:
         python: {description: "The interpreter the module ran with.", type: str}
 """
 
-import os
 import sys
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import bus_only_facts, read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
     merge_with_sysfs, nvml_error_text, nvml_snapshot)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import sysfs_gpus
 
 try:
     import pynvml
@@ -135,20 +134,10 @@ PROC_VERSION = "/proc/driver/nvidia/version"
 SYS_ROOT = "/sys"
 
 
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
-
-
 def gather(module, nvml_mode):
     """Return (gpus, driver, warnings)."""
     warnings = []
-    on_bus = sysfs_gpus(SYS_ROOT)
-    proc_text = _read(PROC_VERSION)
-    module_loaded = os.path.isdir(os.path.join(SYS_ROOT, "module", "nvidia"))
+    on_bus, proc_text, module_loaded = read_bus(SYS_ROOT, PROC_VERSION)
     snapshot, nvml_error = None, None
 
     if nvml_mode != "never":
@@ -182,8 +171,7 @@ def gather(module, nvml_mode):
                             "kernel log for RmInitAdapter errors (Blackwell needs the open kernel "
                             "module)." % ", ".join(hidden))
     else:
-        gpus = [dict(gpu, nvml_visible=False) for gpu in on_bus]
-        driver = driver_facts(proc_text, None, None, nvml_error, module_loaded)
+        gpus, driver = bus_only_facts(on_bus, proc_text, module_loaded, nvml_error)
     driver["python"] = sys.executable
     return gpus, driver, warnings
 

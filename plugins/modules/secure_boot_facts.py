@@ -50,42 +50,15 @@ ansible_facts:
         detail: {description: "What was read.", type: str, sample: "mokutil: SecureBoot disabled"}
 """
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
-    EFIVAR_NAME, secure_boot_state)
-
-FIRMWARE_DIR = "/sys/firmware"
-
-
-def _read_bytes(path):
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
+    read_secure_boot, run_mokutil)
 
 
 def main():
     module = AnsibleModule(argument_spec={}, supports_check_mode=True)
-    mokutil_output = None
-    mokutil = module.get_bin_path("mokutil")
-    if mokutil:
-        rc, out, err = module.run_command([mokutil, "--sb-state"])
-        mokutil_output = (out or "") + (err or "")
-    efi_dir = os.path.join(FIRMWARE_DIR, "efi")
-    try:
-        entries = os.listdir(FIRMWARE_DIR)
-    except OSError:
-        entries = []
-    state = secure_boot_state(
-        mokutil_output=mokutil_output,
-        efivar_data=_read_bytes(os.path.join(efi_dir, "efivars", EFIVAR_NAME)),
-        efi_dir_exists=os.path.isdir(efi_dir),
-        firmware_dir_entries=entries,
-    )
+    state = read_secure_boot(run_mokutil(module.get_bin_path, module.run_command))
     module.exit_json(changed=False, ansible_facts={"blackwell_secure_boot": state})
 
 

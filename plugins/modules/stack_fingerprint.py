@@ -42,6 +42,15 @@ options:
     description: Never reuse the stored result.
     type: bool
     default: false
+  also:
+    description:
+      - More stored result documents decided against the same fingerprint, returned in RV(also) in
+        order. One call then serves several results of one stack (the C(blackwell.pytorch.pytorch)
+        role's gate decides C(cuda_check.json) and C(verify.json) together).
+    type: list
+    elements: path
+    default: []
+    version_added: 0.3.0
 """
 
 EXAMPLES = r"""
@@ -84,6 +93,17 @@ changed_components:
   returned: always
   type: list
   elements: str
+also:
+  description: For each of O(also), in order, the same keys decided against that document.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    results: {description: The document's path., type: str}
+    stored: {description: The stored document (null when absent or damaged)., type: dict}
+    reuse: {description: Whether it can stand for a new run., type: bool}
+    reason: {description: Why it can or cannot., type: str}
+    changed_components: {description: Components that differ., type: list, elements: str}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -99,6 +119,7 @@ def main():
             collection_version=dict(type="str", default=""),
             results=dict(type="path", required=True),
             force=dict(type="bool", default=False),
+            also=dict(type="list", elements="path", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -106,8 +127,14 @@ def main():
     current = fingerprint(params["python"], params["cuda_home"], params["collection_version"])
     stored = load(params["results"])
     reuse, reason, changed = decide(stored, current, params["force"])
+    also = []
+    for path in params["also"]:
+        other = load(path)
+        other_reuse, other_reason, other_changed = decide(other, current, params["force"])
+        also.append(dict(results=path, stored=other, reuse=other_reuse, reason=other_reason,
+                         changed_components=other_changed))
     module.exit_json(changed=False, fingerprint=current, stored=stored, reuse=reuse, reason=reason,
-                     changed_components=changed)
+                     changed_components=changed, also=also)
 
 
 if __name__ == "__main__":

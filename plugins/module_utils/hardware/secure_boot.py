@@ -4,6 +4,8 @@
 """Secure Boot state from `mokutil --sb-state` or the EFI SecureBoot variable."""
 from __future__ import annotations
 
+import os
+
 # efivarfs file of the global SecureBoot variable.
 EFIVAR_NAME = "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
@@ -56,3 +58,41 @@ def secure_boot_state(mokutil_output=None, efivar_data=None, efi_dir_exists=Fals
                 "detail": "legacy BIOS boot: Secure Boot does not apply"}
     return {"state": "unknown", "method": "none",
             "detail": "firmware information is not visible here (a container?)"}
+
+
+def _read_bytes(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def read_secure_boot(mokutil_output=None, firmware_dir="/sys/firmware"):
+    """Read the firmware's view (EFI variable, BIOS or hidden) and decide with secure_boot_state.
+
+    mokutil_output is what `mokutil --sb-state` printed (None when mokutil is not installed).
+    """
+    efi_dir = os.path.join(firmware_dir, "efi")
+    try:
+        entries = os.listdir(firmware_dir)
+    except OSError:
+        entries = []
+    return secure_boot_state(
+        mokutil_output=mokutil_output,
+        efivar_data=_read_bytes(os.path.join(efi_dir, "efivars", EFIVAR_NAME)),
+        efi_dir_exists=os.path.isdir(efi_dir),
+        firmware_dir_entries=entries,
+    )
+
+
+def run_mokutil(get_bin_path, run_command):
+    """What `mokutil --sb-state` printed (stdout and stderr), or None when mokutil is not installed.
+
+    get_bin_path and run_command are AnsibleModule's methods (passed in, so this stays testable).
+    """
+    mokutil = get_bin_path("mokutil")
+    if not mokutil:
+        return None
+    _rc, out, err = run_command([mokutil, "--sb-state"])
+    return (out or "") + (err or "")

@@ -34,3 +34,15 @@ def test_order_and_fallbacks():
         "detail": "firmware information is not visible here (a container?)"}
     # mokutil that cannot tell falls through to the EFI variable
     assert secure_boot_state("garbage", b"\x06\x00\x00\x00\x00", True, ["efi"])["method"] == "efivars"
+
+
+def test_read_secure_boot_from_the_firmware_tree(tmp_path):
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
+        read_secure_boot, run_mokutil)
+    assert read_secure_boot(None, str(tmp_path / "absent"))["method"] == "none"
+    (tmp_path / "acpi").mkdir()
+    assert read_secure_boot(None, str(tmp_path))["method"] == "bios"
+    assert read_secure_boot("SecureBoot enabled\n", str(tmp_path))["state"] == "enabled"
+    assert run_mokutil(lambda name: None, None) is None
+    assert run_mokutil(lambda name: "/usr/bin/" + name,
+                       lambda argv: (0, "SecureBoot disabled\n", "")) == "SecureBoot disabled\n"

@@ -26,3 +26,23 @@ def test_first_run_stores_nothing_then_an_unchanged_stack_is_reused(tmp_path, ru
     assert second["reuse"] is True and second["changed_components"] == []
     status, forced = run_module(stack_fingerprint, dict(args, force=True))
     assert forced["reuse"] is False and forced["reason"] == "forced"
+
+
+def test_also_decides_more_documents_against_the_same_fingerprint(tmp_path, run_module):
+    check, verify = tmp_path / "cuda_check.json", tmp_path / "verify.json"
+    args = {"python": venv(tmp_path), "cuda_home": str(tmp_path / "no-cuda"), "collection_version": "0.3.0",
+            "results": str(check), "also": [str(verify), str(tmp_path / "absent.json")]}
+    status, first = run_module(stack_fingerprint, args)
+    assert [(a["results"], a["reuse"], a["stored"]) for a in first["also"]] == [
+        (str(verify), False, None), (str(tmp_path / "absent.json"), False, None)]
+    check.write_text(json.dumps({"schema": SCHEMA, "passed": True, "fingerprint": first["fingerprint"]}))
+    verify.write_text(json.dumps({"schema": SCHEMA, "passed": False, "fingerprint": first["fingerprint"]}))
+    status, second = run_module(stack_fingerprint, args)
+    assert second["reuse"] is True
+    assert second["also"][0]["reuse"] is False and second["also"][0]["stored"]["passed"] is False
+    verify.write_text(json.dumps({"schema": SCHEMA, "passed": True, "fingerprint": first["fingerprint"]}))
+    status, third = run_module(stack_fingerprint, args)
+    assert third["also"][0]["reuse"] is True and third["also"][0]["changed_components"] == []
+    assert third["also"][0]["reason"] == third["reason"]
+    status, forced = run_module(stack_fingerprint, dict(args, force=True))
+    assert [a["reuse"] for a in forced["also"]] == [False, False]

@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Headers of the running kernel: the package that ships them, and whether it can be installed.
+
+A DKMS driver build needs them; preflight reports both before anything is installed.
+"""
+from __future__ import annotations
+
+import os
+
+_PACKAGE = {"Debian": "linux-headers-%s", "RedHat": "kernel-devel-%s"}
+
+
+def headers_package(os_family, kernel):
+    """The package that ships the headers of `kernel` on this OS family ('' where unknown)."""
+    pattern = _PACKAGE.get(os_family)
+    return pattern % kernel if pattern and kernel else ""
+
+
+def headers_query(os_family, package):
+    """argv that asks the package manager (from its cache, read-only) about `package`, or None."""
+    if not package:
+        return None
+    if os_family == "Debian":
+        return ["apt-cache", "policy", package]
+    if os_family == "RedHat":
+        return ["dnf", "--cacheonly", "--quiet", "list", "--available", package]
+    return None
+
+
+def headers_installable(os_family, rc, stdout):
+    """True / False from the query's answer; "unknown" where nothing could be asked.
+
+    apt-cache policy prints `Candidate: <version>` for an installable package and
+    `Candidate: (none)` (or nothing at all) otherwise; dnf exits 1 when its cached metadata
+    lists no such package.
+    """
+    if rc is None:
+        return "unknown"
+    if os_family == "Debian":
+        text = stdout or ""
+        return "Candidate:" in text and "Candidate: (none)" not in text
+    if os_family == "RedHat":
+        return rc == 0
+    return "unknown"
+
+
+def headers_report(os_family, kernel, modules_root, query_result):
+    """The preflight fact for the kernel headers.
+
+    query_result is (rc, stdout) of headers_query's command, or None when it was not run.
+    """
+    package = headers_package(os_family, kernel)
+    rc, stdout = query_result if query_result is not None else (None, "")
+    return {
+        "release": kernel,
+        "installed": os.path.isdir(os.path.join(modules_root, kernel, "build")) if kernel else False,
+        "package": package,
+        "installable": headers_installable(os_family, rc, stdout),
+    }

@@ -1,0 +1,137 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+import pytest
+from ansible.module_utils import basic
+
+from ansible_collections.blackwell.pytorch.plugins.modules import preflight_facts
+from sysfs_tree import OPEN_LINE, add_pci
+
+APT_CANDIDATE = ("linux-headers-6.8.0-48-generic:\n  Installed: (none)\n  Candidate: 6.8.0-48.48\n"
+                 "  Version table:\n     6.8.0-48.48 500\n")
+APT_NONE = "linux-headers-6.8.0-48-generic:\n  Installed: (none)\n  Candidate: (none)\n"
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    """A fake machine under tmp_path: sysfs, procfs, firmware, /lib/modules and a package manager."""
+    sys_root = tmp_path / "sys"
+    (sys_root / "bus" / "pci" / "devices").mkdir(parents=True)
+    firmware = sys_root / "firmware"
+    firmware.mkdir()
+    modules = tmp_path / "lib_modules"
+    modules.mkdir()
+    proc = tmp_path / "proc_version"
+    monkeypatch.setattr(preflight_facts, "SYS_ROOT", str(sys_root))
+    monkeypatch.setattr(preflight_facts, "PROC_VERSION", str(proc))
+    monkeypatch.setattr(preflight_facts, "FIRMWARE_DIR", str(firmware))
+    monkeypatch.setattr(preflight_facts, "MODULES_ROOT", str(modules))
+
+    class Host:
+        programs = {}  # program -> (rc, stdout)
+        commands = []
+
+        def gpu(self, bus_id, device):
+            add_pci(sys_root, bus_id, 0x10DE, device, 0x030200)
+
+        def driver(self, line):
+            proc.write_text(line)
+            (sys_root / "module" / "nvidia").mkdir(parents=True, exist_ok=True)
+
+        def nouveau(self):
+            (sys_root / "module" / "nouveau").mkdir(parents=True, exist_ok=True)
+
+        def headers(self, release):
+            (modules / release / "build").mkdir(parents=True)
+
+        def efi(self, secure_boot_byte):
+            efivars = firmware / "efi" / "efivars"
+            efivars.mkdir(parents=True)
+            (efivars / "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c").write_bytes(
+                b"\x06\x00\x00\x00" + bytes([secure_boot_byte]))
+
+    fake = Host()
+
+    def get_bin_path(self, name, *args, **kwargs):
+        return "/usr/bin/" + name if name in fake.programs else None
+
+    def run_command(self, argv, *args, **kwargs):
+        fake.commands.append(list(argv))
+        rc, out = fake.programs[argv[0].rsplit("/", 1)[-1]]
+        return rc, out, ""
+
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", get_bin_path)
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
+    return fake
+
+
+def test_a_bare_debian_host_with_a_5090(host, run_module, tmp_path):
+    host.gpu("0000:01:00.0", 0x2B85)
+    host.programs["apt-cache"] = (0, APT_CANDIDATE)
+    host.efi(0)
+    status, result = run_module(preflight_facts, {
+        "os_family": "Debian", "kernel": "6.8.0-48-generic",
+        "disk_checks": [{"path": str(tmp_path / "opt" / "pytorch"), "min_free_gib": 0}]})
+    assert status == "exit" and result["changed"] is False
+    (gpu,) = result["ansible_facts"]["nvidia_gpus"]
+    assert (gpu["name"], gpu["sm"], gpu["source"], gpu["nvml_visible"]) == (
+        "NVIDIA GeForce RTX 5090", "sm_120", "sysfs", False)
+    driver = result["ansible_facts"]["nvidia_driver"]
+    assert (driver["loaded"], driver["version"], driver["source"]) == (False, None, "none")
+    assert result["ansible_facts"]["blackwell_secure_boot"] == {
+        "state": "disabled", "method": "efivars", "detail": "EFI variable SecureBoot=0"}
+    assert result["kernel_headers"] == {"release": "6.8.0-48-generic", "installed": False,
+                                        "package": "linux-headers-6.8.0-48-generic", "installable": True}
+    assert host.commands == [["/usr/bin/apt-cache", "policy", "linux-headers-6.8.0-48-generic"]]
+    (disk,) = result["disk"]
+    assert disk["measured_at"] == str(tmp_path) and disk["ok"] is True
+    assert result["nouveau_loaded"] is False
+
+
+def test_driver_loaded_headers_present_nouveau_and_secure_boot_on(host, run_module):
+    host.gpu("0000:18:00.0", 0x2330)
+    host.driver(OPEN_LINE)
+    host.headers("6.8.0-48-generic")
+    host.nouveau()
+    host.efi(1)
+    host.programs["apt-cache"] = (0, APT_NONE)
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic"})
+    driver = result["ansible_facts"]["nvidia_driver"]
+    assert (driver["loaded"], driver["version"], driver["kernel_module_flavor"], driver["source"]) == (
+        True, "580.159.04", "open", "procfs")
+    assert result["kernel_headers"]["installed"] is True
+    assert result["kernel_headers"]["installable"] is False
+    assert result["ansible_facts"]["blackwell_secure_boot"]["state"] == "enabled"
+    assert result["nouveau_loaded"] is True
+    assert result["disk"] == []
+
+
+@pytest.mark.parametrize("family,programs,installable,asked", [
+    ("RedHat", {"dnf": (0, "kernel-devel.x86_64 5.14.0-427 baseos\n")}, True, "dnf"),
+    ("RedHat", {"dnf": (1, "")}, False, "dnf"),
+    ("RedHat", {}, "unknown", None),           # no dnf: nothing asked
+    ("Debian", {}, "unknown", None),           # no apt-cache (a minimal image)
+    ("Suse", {"apt-cache": (0, APT_CANDIDATE)}, "unknown", None),  # an unknown family asks nothing
+])
+def test_headers_installable_per_package_manager(host, run_module, family, programs, installable, asked):
+    host.programs.update(programs)
+    status, result = run_module(preflight_facts, {"os_family": family, "kernel": "5.14.0-427.el9.x86_64"})
+    assert status == "exit"
+    assert result["kernel_headers"]["installable"] == installable
+    assert [c[0].rsplit("/", 1)[-1] for c in host.commands] == ([asked] if asked else [])
+
+
+def test_mokutil_answers_before_the_firmware(host, run_module):
+    host.programs["mokutil"] = (0, "SecureBoot enabled\n")
+    host.efi(0)
+    status, result = run_module(preflight_facts, {})
+    assert result["ansible_facts"]["blackwell_secure_boot"]["method"] == "mokutil"
+    assert result["ansible_facts"]["blackwell_secure_boot"]["state"] == "enabled"
+    assert result["kernel_headers"]["package"] == ""
+
+
+def test_a_relative_disk_path_is_refused(host, run_module):
+    status, result = run_module(preflight_facts, {"disk_checks": [{"path": "opt/pytorch"}]})
+    assert status == "fail" and "opt/pytorch" in result["msg"]
