@@ -5,7 +5,7 @@
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit]
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +25,9 @@ for part in "${parts[@]}"; do
     site)
       echo "=== ansible-playbook site.yml -i localhost, -c local ==="
       ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" ;;
+    task_cost)
+      echo "=== what one task costs here ==="
+      bash benchmarks/task_cost.sh ;;
     facts)
       echo "=== gpu_facts vs nvidia-smi ==="
       python3 benchmarks/gpu_facts_vs_smi.py ;;
