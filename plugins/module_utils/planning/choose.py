@@ -176,7 +176,7 @@ def resolve_version(requested, parse=versions.parse, catalog=None):
             return {"error": "torch %s is not in the version matrix; known versions: %s (set pytorch_version to one "
                              "of them, or extend plugins/module_utils/planning/matrix.py)" % (text, known)}
         return {"error": "torch %s is not %s for this Python and platform; it has %s" % (
-            text, _where(catalog), known or "no torch wheels")}
+            text, _where(catalog), ", ".join(catalog.get("listed") or ()) or known or "no torch wheels")}
     local = text.partition("+")[2]
     if local and not parsed["channel"]:
         return {"error": "torch %s: the local label %s is not a wheel channel (cuXYZ); give the channel in "

@@ -97,7 +97,8 @@ def _pin(name, version, label):
 def read_inputs(version, channel, torchvision, torchaudio, companions, driver_cuda, toolkit_cuda, builds,
                 local_label):
     """The plan's inputs in their types (planning.inputs), or raises ValueError naming the variable."""
-    return {"version": inputs.as_version(version, "pytorch_version"),
+    version = inputs.as_version(version, "pytorch_version")
+    return {"version": "" if version.lower() == "latest" else version,
             "channel": inputs.as_version(channel, "pytorch_cuda_channel"),
             "torchvision": inputs.as_version(torchvision, "pytorch_torchvision_version"),
             "torchaudio": inputs.as_version(torchaudio, "pytorch_torchaudio_version"),
