@@ -58,6 +58,8 @@ def as_list(value, name):
     if isinstance(value, dict) or isinstance(value, (int, float)):
         raise ValueError("%s must be a list, got %r" % (name, value))
     text = str(value).strip()
+    if text.startswith("{"):
+        raise ValueError("%s must be a list, got the mapping %r" % (name, value))
     if text.startswith("["):
         try:
             items = json.loads(text)
