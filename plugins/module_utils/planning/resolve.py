@@ -27,6 +27,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.choose import (  # noqa: F401 (re-exported)
     _native, channel_verdicts, cuda_text, default_version, gpu_capability, gpu_label, has_capability, parse_cuda,
     pick_channel, resolve_version, working_builds)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import expected_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     COMPANIONS, channel_cuda, channel_sass, parse_version)
 
@@ -121,7 +122,8 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
     """The whole plan of one host. Returns a dict with "error" None or a message (nothing else is
     meaningful then), and: torch, channel, cuda, companions {name: version}, pins (one pip call),
     expected {name: installed version to find}, stack, method (wheel|source), verdicts (per GPU,
-    predicted from the channel), reason, warnings, source (the catalog planned from). parse: the version
+    predicted from the channel), reason, warnings, source (the catalog planned from), notes (what the index
+    reading decided), build (install_check.expected_build: what pytorch_stack checks after pip). parse: the version
     parser (see the module docstring); catalog: planning.catalog (None: the version table). A wheel plan
     always has a channel, checked against every GPU before anything is installed.
     """
@@ -227,6 +229,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
         + [_pin(n, v, label) for n, v in sorted(chosen.items())],
     )
     plan["expected"] = dict((pin.split("==")[0], pin.split("==")[1]) for pin in plan["pins"])
+    plan["build"] = expected_build(plan, gpus)
     return plan
 
 
