@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import (
     arch_entries, build_problems, expected_build)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import stack_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
 
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
@@ -51,3 +52,19 @@ def test_a_source_build_is_judged_by_its_kernels_only():
     expected = {"stack": "torch-2.9.1-src", "channel": "cu128", "cuda": "12.8", "sms": ["sm_120"], "source": True}
     assert build_problems(expected, {"version": "2.9.1+src", "cuda": "12.9", "arch_flags": "sm_120"}) == []
     assert build_problems({}, {"version": "x"}) == [] and build_problems(expected, None) == []
+
+
+def test_the_stack_probe_reads_the_build_without_a_gpu():
+    class Version(object):
+        cuda = "12.8"
+
+    class C(object):
+        @staticmethod
+        def _cuda_getArchFlags():
+            return "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
+
+    torch = type("torch", (), {"__version__": "2.9.1+cu128", "version": Version, "_C": C})
+    assert stack_probe.torch_build(torch) == {"version": "2.9.1+cu128", "cuda": "12.8",
+                                              "arch_flags": "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"}
+    cpu = type("torch", (), {"__version__": "2.9.1+cpu", "version": type("v", (), {"cuda": None}), "_C": object()})
+    assert stack_probe.torch_build(cpu) == {"version": "2.9.1+cpu", "cuda": None, "arch_flags": ""}
