@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import os
 from html.parser import HTMLParser
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag, urljoin, urlparse
 from urllib.request import url2pathname
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import IndexUnreachable
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.filenames import normalize, parse_wheel
 
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
@@ -72,7 +73,8 @@ def _entry(filename, url, metadata, yanked):
     if not wheel:
         return None
     clean = urldefrag(url)[0]
-    wheel.update(url=clean, metadata_url=clean + ".metadata" if metadata else None, local_path=None,
+    local = url2pathname(urlparse(clean).path) if clean.startswith("file:") else None
+    wheel.update(url=clean, metadata_url=clean + ".metadata" if metadata else None, local_path=local,
                  yanked=bool(yanked))
     return wheel
 
@@ -150,8 +152,8 @@ def list_project(index_url, name, fetch):
         page = project_url(index_url, name)
     try:
         content_type, body = fetch.get(page, {"Accept": ACCEPT})
-    except Exception as exc:  # a 404 for a project the index lacks is an empty list, anything else fails
-        if "HTTP 404" in str(exc):
+    except IndexUnreachable as exc:  # a 404 for a project the index lacks is an empty list, anything else fails
+        if exc.error.startswith("HTTP 404"):
             return []
         raise
     text = body.decode("utf-8", "replace")

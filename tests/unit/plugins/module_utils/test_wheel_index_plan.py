@@ -143,6 +143,12 @@ def test_wheelhouse_directory(tree):
         assert plan["index"]["read"]["2.12.1"][0]["how"] == "the wheel file"
 
 
+def test_a_pep503_tree_on_disk(tree):
+    plan = _plan("file://" + os.path.join(tree, "pypi"), version="2.12.1", companions=["torchvision"])
+    assert (plan["error"], plan["channel"], plan["pins"]) == (None, "cu130", ["torch==2.12.1", "torchvision==0.27.1"])
+    assert plan["index"]["read"]["2.12.1"][0]["how"] == "the wheel file"
+
+
 def test_unreachable_index_is_a_clear_refusal():
     plan = _plan("http://127.0.0.1:9/simple", version="2.9", timeout=2)
     assert plan["error"].startswith("package index http://127.0.0.1:9/simple/torch/ (of index http://127.0.0.1:9/simple) "
