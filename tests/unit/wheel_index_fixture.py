@@ -12,7 +12,8 @@ build(root) writes, under root:
   whl/cu126, whl/cu128   download.pytorch.org-like channel indexes (labelled wheels)
   wheelhouse/            a flat directory of wheels
 serve(root) runs a loopback http.server that honours Range, content-negotiates JSON / HTML on
-/pypi/, and records every request (path, Range header).
+/pypi/, records every request (path, Range header), and also answers as an HTTP proxy (it
+serves its own tree for any host, recording the proxied URLs).
 """
 from __future__ import annotations
 
@@ -109,6 +110,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path.startswith("http://"):  # asked as a proxy: GET http://host/path
+            self.server.proxied.append(self.path)
+            self.path = "/" + self.path.split("/", 3)[3]
         self.server.seen.append((self.path, self.headers.get("Range")))
         path = self.translate_path(self.path)
         if self.path.startswith("/pypi/") and os.path.isdir(path):
@@ -146,6 +150,6 @@ def serve(root, json_pages=True, ranges=True):
     def handler(*args, **kwargs):
         return _Handler(*args, directory=root, **kwargs)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.seen, server.json_pages, server.ranges = [], json_pages, ranges
+    server.seen, server.proxied, server.json_pages, server.ranges = [], [], json_pages, ranges
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, "http://127.0.0.1:%d" % server.server_address[1]

@@ -17,6 +17,12 @@ RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": 
 H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}
 
 
+@pytest.fixture(autouse=True)
+def no_proxy_from_outside(monkeypatch):
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
     return wheel_index_fixture.build(str(tmp_path_factory.mktemp("indexes")))
@@ -141,6 +147,20 @@ def test_wheelhouse_directory(tree):
         plan = _plan(where, version="2.12", companions=["torchvision"])
         assert (plan["error"], plan["torch"], plan["channel"]) == (None, "2.12.1", "cu130")
         assert plan["index"]["read"]["2.12.1"][0]["how"] == "the wheel file"
+
+
+def test_the_proxy_from_the_environment_is_used(tree, monkeypatch):
+    server, base = wheel_index_fixture.serve(tree)
+    try:
+        monkeypatch.setenv("http_proxy", base)
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        plan = _plan("http://pypi.mirror.invalid/pypi", version="2.12.1", companions=["torchvision"])
+        assert (plan["error"], plan["stack"]) == (None, "torch-2.12.1-cu130")
+        assert server.proxied[0] == "http://pypi.mirror.invalid/pypi/torch/"
+        assert any(url.endswith(".whl") for url in server.proxied)
+    finally:
+        server.shutdown()
 
 
 def test_a_pep503_tree_on_disk(tree):
