@@ -3,10 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which torch / torchvision / torchaudio / CUDA channel a host gets, decided before pip runs.
 
-The pytorch role's plan (docs/domain.md section 4), from the version matrix in torch_matrix:
+The pytorch role's plan (docs/domain.md section 4, docs/planning.md), from a catalog of builds
+(planning.catalog: the version table of planning/matrix.py, or what a package index holds,
+read by wheel_index.plan):
 - the requested torch version ("2.9.1", "2.9" for the newest patch of a line, "2.9.1+cu128"
-  with its channel), or by default the newest line whose channel has SASS for every GPU and
-  whose CUDA the driver supports;
+  with its channel), or by default ("" / "latest") the newest line whose channel has SASS for
+  every GPU and whose CUDA the driver supports (planning.choose);
+- always a channel for wheels: given, from a companion's label, or the version's build with
+  native kernels for every GPU (choose.pick_channel), else a refusal naming builds that work;
 - companions from the same line and channel; an explicit companion from another line is
   refused (pip would silently move torch to match it);
 - a channel without kernels for some GPU (cu126 on sm_120) is refused before anything is
