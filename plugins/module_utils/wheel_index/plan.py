@@ -131,6 +131,8 @@ def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version
         requested = inputs.as_version(version, "pytorch_version")
         requested = "" if requested.lower() == "latest" else requested
         timeout = inputs.as_int(timeout, "timeout", 1)
+        if str(index_url or "").strip() and "://" not in str(index_url):
+            index_url = inputs.as_path(index_url, "pytorch_wheelhouse")
     except ValueError as exc:
         return {"error": str(exc)}
     if not str(index_url or "").strip():

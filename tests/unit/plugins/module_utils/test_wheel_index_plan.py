@@ -169,6 +169,14 @@ def test_a_pep503_tree_on_disk(tree):
     assert plan["index"]["read"]["2.12.1"][0]["how"] == "the wheel file"
 
 
+def test_inputs_of_the_wrong_type_are_refused_before_any_request():
+    assert _plan("wheels", version="2.9")["error"] == (
+        "pytorch_wheelhouse must be an absolute path on the target, got 'wheels' (relative to what?)")
+    assert _plan("http://127.0.0.1:9/simple", version=2.1)["error"].startswith("pytorch_version is the number 2.1")
+    assert _plan("http://127.0.0.1:9/simple", version="2.9", timeout="soon")["error"] == (
+        "timeout must be a whole number, got 'soon'")
+
+
 def test_unreachable_index_is_a_clear_refusal():
     plan = _plan("http://127.0.0.1:9/simple", version="2.9", timeout=2)
     assert plan["error"].startswith("package index http://127.0.0.1:9/simple/torch/ (of index http://127.0.0.1:9/simple) "
