@@ -13,8 +13,9 @@ description:
   - Stacks live in O(root)/venvs/<stack>; O(root)/current points to the active one and O(root)/previous to
     the one a rollback returns to. Links move through a new link renamed over the old one (atomic).
   - V(present) creates the venv, runs the one pip call with exact pins (only when the installed versions
-    differ from O(expected)), then C(pip check) and an import of every package in the stack's own
-    interpreter, and writes the marker file. A stack that fails the check is kept for inspection.
+    differ from O(expected)), then C(pip check), an import of every package in the stack's own
+    interpreter and the check of the installed torch against O(build), and writes the marker file. A venv
+    this run created is removed again when a step fails; an existing one is kept for inspection.
   - V(adopted) links an existing environment in as a stack named from its torch version.
   - V(current) points current at O(stack) (previous at the stack current left).
   - V(rolled_back) swaps current and previous; in check mode it returns the interpreter to check first.
@@ -58,6 +59,17 @@ options:
     description: What the marker file records (V(present)).
     type: dict
     default: {}
+  build:
+    description:
+      - The build the plan chose (V(present)), as the plan's C(build) field holds it - C(stack), C(channel),
+        C(cuda), C(sms) (the GPUs' C(sm_XY)), C(source).
+      - After pip, the stack's torch must report that channel in its local label (when it has one), that CUDA
+        in C(torch.version.cuda) and native kernels for every C(sms) entry in C(torch._C._cuda_getArchFlags());
+        otherwise the module fails naming both builds, before the marker is written (such a stack never
+        becomes current).
+      - Empty - not checked.
+    type: dict
+    default: {}
   log:
     description:
       - File that receives pip's output while it installs, for progress reports (V(present)).
@@ -89,6 +101,7 @@ EXAMPLES = r"""
     python: /usr/bin/python3
     expected: {torch: 2.9.1+cu128, torchvision: 0.24.1+cu128}
     pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128, torchvision==0.24.1+cu128]
+    build: {stack: torch-2.9.1-cu128, channel: cu128, cuda: "12.8", sms: [sm_120], source: false}
 
 - name: Activate it
   blackwell.pytorch.pytorch_stack:
@@ -138,6 +151,7 @@ def main():
             state=dict(type="str", required=True, choices=["present", "adopted", "current", "rolled_back", "pruned"]),
             stack=dict(type="str"), python=dict(type="path"), expected=dict(type="dict", default={}),
             pip_args=dict(type="list", elements="str", default=[]), record=dict(type="dict", default={}),
+            build=dict(type="dict", default={}),
             log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
             timeout=dict(type="int", default=300), run_id=dict(type="str", default="")),
         required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
@@ -150,7 +164,8 @@ def main():
         if params["state"] == "present":
             try:
                 result.update(install(runner, root, params["stack"], params["python"], params["expected"],
-                                      params["pip_args"], params["record"], module.check_mode, params["log"]))
+                                      params["pip_args"], params["record"], module.check_mode, params["log"],
+                                      params["build"]))
             finally:
                 if params["log"] and not module.check_mode:
                     write_end(params["log"], params["run_id"], "stack" in result)

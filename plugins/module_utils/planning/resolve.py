@@ -3,10 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which torch / torchvision / torchaudio / CUDA channel a host gets, decided before pip runs.
 
-The pytorch role's plan (docs/domain.md section 4), from the version matrix in torch_matrix:
+The pytorch role's plan (docs/domain.md section 4, docs/planning.md), from a catalog of builds
+(planning.catalog: the version table of planning/matrix.py, or what a package index holds,
+read by wheel_index.plan):
 - the requested torch version ("2.9.1", "2.9" for the newest patch of a line, "2.9.1+cu128"
-  with its channel), or by default the newest line whose channel has SASS for every GPU and
-  whose CUDA the driver supports;
+  with its channel), or by default ("" / "latest") the newest line whose channel has SASS for
+  every GPU and whose CUDA the driver supports (planning.choose);
+- always a channel for wheels: given, from a companion's label, or the version's build with
+  native kernels for every GPU (choose.pick_channel), else a refusal naming builds that work;
 - companions from the same line and channel; an explicit companion from another line is
   refused (pip would silently move torch to match it);
 - a channel without kernels for some GPU (cu126 on sm_120) is refused before anything is
@@ -21,11 +25,15 @@ docs/architecture.md). No Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import kernel_image_verdict
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import inputs
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import (
+    TABLE, channels, companions_of, pin_label, table_catalog)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.choose import (
+    _native, channel_verdicts, cuda_text, default_version, gpu_label, has_capability, parse_cuda, pick_channel,
+    resolve_version, working_builds)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import expected_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
-    COMPANION_LINES, COMPANIONS, PATCH_RELEASES, channel_cuda, channel_sass, companion_match,
-    companion_versions, cuda_channels, known_versions, parse_version)
+    COMPANIONS, channel_cuda, channel_sass, parse_version)
 
 METHODS = ("wheel", "source", "auto")
 SOURCE_LABEL = "src"
@@ -38,138 +46,49 @@ def stack_name(version, channel, parse=versions.parse):
     return "torch-%s-%s" % (public, channel or "pypi")
 
 
-def cuda_text(cuda):
-    """(12, 8) -> "12.8"."""
-    return "%d.%d" % cuda if cuda else None
-
-
-def parse_cuda(text, parse=versions.parse):
-    """"13.0", "12.8.93", 13000 (NVML's integer) -> (13, 0); None for empty or unknown."""
-    if text in (None, ""):
-        return None
-    if isinstance(text, int) or str(text).isdigit():
-        code = int(text)
-        return (code // 1000, (code % 1000) // 10) if code >= 1000 else None
-    fields = parse(str(text).strip())
-    if not fields:
-        return None
-    release = tuple(fields["release"]) + (0,)
-    return release[0], release[1]
-
-
-def gpu_label(gpu):
-    """"GPU 0 (NVIDIA GeForce RTX 5090, sm_120)" from a gpu_facts entry (or a test's short one)."""
-    where = gpu.get("index") if gpu.get("index") is not None else gpu.get("pci_bus_id", "?")
-    sm = sm_string(*gpu_capability(gpu)) if has_capability(gpu) else "capability unknown"
-    return "GPU %s (%s, %s)" % (where, gpu.get("name") or "unknown GPU", sm)
-
-
-def has_capability(gpu):
-    """Whether a gpu_facts entry carries its compute capability (sysfs facts of an unknown PCI id do not)."""
-    return bool(gpu.get("compute_capability") or gpu.get("sm"))
-
-
-def gpu_capability(gpu):
-    """(major, minor) of a gpu_facts entry: compute_capability "12.0", else its sm "sm_120"."""
-    return parse_capability(gpu.get("compute_capability") or gpu.get("sm"))
-
-
-def channel_verdicts(channel, gpus):
-    """Per GPU the verdict a channel's wheels would get (from CHANNEL_SASS), before installing."""
-    sass = channel_sass(channel)
-    out = []
-    for gpu in gpus or ():
-        verdict = kernel_image_verdict(sass, gpu_capability(gpu))
-        out.append({"gpu": gpu_label(gpu), "sm": sm_string(*gpu_capability(gpu)),
-                    "verdict": verdict["verdict"], "image": verdict["image"]})
-    return out
-
-
-def _channels_with_kernels(line, gpus):
-    return [channel for channel in COMPANION_LINES[line][2]
-            if all(item["verdict"] == "native" for item in channel_verdicts(channel, gpus))]
-
-
-def _driver_ok(channel, driver_cuda):
-    cuda = channel_cuda(channel)
-    return driver_cuda is None or (cuda is not None and cuda <= driver_cuda)
-
-
-def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=versions.parse):
-    """The newest torch release whose channel has native SASS for every GPU and whose CUDA the driver
-    supports, skipping lines where a wanted companion's version is unknown.
-
-    Returns {"version", "channel", "reason"} or {"error"}. Without a known driver CUDA version the
-    driver is not held against any channel (the reason says so).
-    """
-    driver = parse_cuda(driver_cuda, parse)
-    skipped = []
-    for line in sorted(COMPANION_LINES, reverse=True):
-        version = "%d.%d.%d" % (line + (PATCH_RELEASES[line][-1],))
-        missing = [name for name in companions if (companion_versions(version, parse) or {}).get(name) is None]
-        if missing:
-            skipped.append("%d.%d (no known %s)" % (line + (", ".join(missing),)))
-            continue
-        good = [channel for channel in _channels_with_kernels(line, gpus) if _driver_ok(channel, driver)]
-        if good:
-            channel = sorted(good, key=channel_cuda)[-1]
-            reason = "torch %s+%s: the newest line whose channel has native kernels for %s" % (
-                version, channel, ", ".join(sorted(set(sm_string(*gpu_capability(g)) for g in gpus))) or "any GPU (none in the facts)")
-            reason += (" and whose CUDA %s the driver (CUDA %s) supports" % (cuda_text(channel_cuda(channel)), cuda_text(driver))
-                       if driver else "; the driver's CUDA version is unknown, so it was not considered")
-            if skipped:
-                reason += "; skipped %s" % "; ".join(skipped)
-            return {"version": version, "channel": channel, "reason": reason}
-        skipped.append("%d.%d (no channel fits)" % line)
-    return {"error": "no torch release in the matrix has a channel with native kernels for %s that driver CUDA %s "
-                     "supports: update the NVIDIA driver or set pytorch_version and pytorch_cuda_channel"
-                     % (", ".join(gpu_label(g) for g in gpus) or "these GPUs", cuda_text(driver) or "unknown")}
-
-
-def resolve_version(requested, parse=versions.parse):
-    """"2.9.1" / "2.9" (newest patch) / "2.9.1+cu128" -> {"version", "channel" or None} or {"error"}."""
-    text = str(requested).strip()
-    parsed = parse_version(text, parse)
-    known = known_versions()
-    if parsed and parsed["release"][:2] in PATCH_RELEASES and text.count(".") == 1 and "+" not in text:
-        line = parsed["release"][:2]
-        return {"version": "%d.%d.%d" % (line + (PATCH_RELEASES[line][-1],)), "channel": None}
-    if not parsed or parsed["public"] not in known:
-        return {"error": "torch %s is not in the version matrix; known versions: %s (set pytorch_version to one "
-                         "of them, or extend plugins/module_utils/planning/matrix.py)" % (text, ", ".join(known))}
-    local = text.partition("+")[2]
-    if local and not parsed["channel"]:
-        return {"error": "torch %s: the local label %s is not a wheel channel (cuXYZ); give the channel in "
-                         "pytorch_cuda_channel" % (text, local)}
-    return {"version": parsed["public"], "channel": parsed["channel"]}
-
-
-def source_channel(version, toolkit_cuda, parse=versions.parse):
+def source_channel(version, toolkit_cuda, parse=versions.parse, catalog=None):
     """The channel whose companions go with a source build made with the toolkit's CUDA: the newest
     channel of the line with the toolkit's major and a CUDA no newer than the toolkit's."""
     toolkit = parse_cuda(toolkit_cuda, parse)
-    fits = [channel for channel in cuda_channels(version, parse)
+    fits = [channel for channel in channels(catalog or table_catalog(parse), parse_version(version, parse)["public"])
             if channel_cuda(channel) and toolkit and channel_cuda(channel)[0] == toolkit[0]
             and channel_cuda(channel) <= toolkit]
     return sorted(fits, key=channel_cuda)[-1] if fits else None
 
 
-def _companions(version, channel, explicit, wanted, parse):
-    """Companion versions for torch `version`, checking explicit ones; ({name: version}, error)."""
-    expected = companion_versions(version, parse) or {}
+def _mismatch(name, given, version, channel, expected, parse):
+    """Why an explicit companion does not go with torch (the text pip's silent replacement needs), or None."""
+    have, torch = parse_version(given, parse), "%s+%s" % (version, channel) if channel else version
+    if expected and (not have or have["release"] != parse_version(expected, parse)["release"]):
+        return "%s %s does not belong to torch %s (expected %s)" % (name, given, torch, expected)
+    if have and have["channel"] and channel and have["channel"] != channel:
+        return "%s %s is from channel %s, torch %s from %s" % (name, given, have["channel"], torch, channel)
+    return None
+
+
+def _companions(version, channel, explicit, wanted, parse, catalog, plan):
+    """Companion versions for torch `version`, checking explicit ones; ({name: version}, error). A companion
+    the index lacks for the line is left out with a warning, or refused when its version was given."""
+    expected = companions_of(catalog, version)
     chosen = {}
     for name in wanted:
         given = str(explicit.get(name) or "").strip()
+        if given and expected.get(name) == "":
+            return None, ("pytorch_%s_version %s: %s has no %s for torch %s. Leave %s out of pytorch_companions"
+                          % (name, given, catalog["source"], name, version, name))
         if given:
-            match = companion_match("%s+%s" % (version, channel) if channel else version, name, given, parse)
-            if match["match"] is False:
+            why = _mismatch(name, given, version, channel, expected.get(name), parse)
+            if why:
                 return None, ("pytorch_%s_version: %s; pip would silently replace torch to match it. Leave "
                               "pytorch_%s_version empty (it follows torch) or set %s"
-                              % (name, match["reason"], name, match["expected"]))
+                              % (name, why, name, expected.get(name)))
             parsed = parse_version(given, parse)
             chosen[name] = parsed["public"] if parsed else given
         elif expected.get(name):
             chosen[name] = expected[name]
+        elif expected.get(name) == "":
+            plan["warnings"].append("%s has no %s for torch %s: the stack is installed without it"
+                                    % (catalog["source"], name, version))
         else:
             return None, ("no %s version is known for torch %s: check the package index and set "
                           "pytorch_%s_version, or leave %s out of pytorch_companions" % (name, version, name, name))
@@ -180,15 +99,48 @@ def _pin(name, version, label):
     return "%s==%s%s" % (name, version, "+" + label if label else "")
 
 
+def read_inputs(version, channel, torchvision, torchaudio, companions, driver_cuda, toolkit_cuda, builds,
+                local_label):
+    """The plan's inputs in their types (planning.inputs), or raises ValueError naming the variable."""
+    version = inputs.as_version(version, "pytorch_version")
+    return {"version": "" if version.lower() == "latest" else version,
+            "channel": inputs.as_version(channel, "pytorch_cuda_channel"),
+            "torchvision": inputs.as_version(torchvision, "pytorch_torchvision_version"),
+            "torchaudio": inputs.as_version(torchaudio, "pytorch_torchaudio_version"),
+            "companions": inputs.as_list(companions, "pytorch_companions"),
+            "driver_cuda": inputs.as_cuda(driver_cuda, "pytorch_driver_cuda_version") or None,
+            "toolkit_cuda": inputs.as_cuda(toolkit_cuda, "the toolkit's CUDA version") or None,
+            "builds": inputs.as_bool(builds, "builds"),
+            "local_label": inputs.as_bool(local_label, "pytorch_pin_local_label")}
+
+
+def _label_channel(*given):
+    """The channel a pinned companion's local label names ("0.24.1+cu128" -> cu128), or ""."""
+    found = [parse_version(text)["channel"] for text in given if text and parse_version(text)]
+    return next((c for c in found if c), "")
+
+
 def resolve_stack(version="", channel="", torchvision="", torchaudio="", companions=COMPANIONS, gpus=(),
                   driver_cuda=None, method="wheel", toolkit_cuda=None, builds=True, local_label=True,
-                  cuda_home="/usr/local/cuda", parse=versions.parse):
+                  cuda_home="/usr/local/cuda", parse=versions.parse, catalog=None):
     """The whole plan of one host. Returns a dict with "error" None or a message (nothing else is
     meaningful then), and: torch, channel, cuda, companions {name: version}, pins (one pip call),
     expected {name: installed version to find}, stack, method (wheel|source), verdicts (per GPU,
-    predicted from the channel), reason, warnings. parse: the version parser (see the module docstring).
+    predicted from the channel), reason, warnings, source (the catalog planned from), notes (what the index
+    reading decided), build (install_check.expected_build: what pytorch_stack checks after pip). parse: the version
+    parser (see the module docstring); catalog: planning.catalog (None: the version table). A wheel plan
+    always has a channel, checked against every GPU before anything is installed.
     """
-    plan = {"error": None, "warnings": [], "verdicts": []}
+    try:
+        given = read_inputs(version, channel, torchvision, torchaudio, companions, driver_cuda, toolkit_cuda,
+                            builds, local_label)
+    except ValueError as exc:
+        return {"error": str(exc)}
+    catalog = catalog or table_catalog(parse)
+    channel, companions, driver_cuda, toolkit_cuda = (given["channel"], given["companions"], given["driver_cuda"],
+                                                      given["toolkit_cuda"])
+    plan = {"error": None, "warnings": [], "verdicts": [], "source": catalog["source"],
+            "notes": list(catalog.get("notes") or ())}
     unknown_gpus = [gpu for gpu in gpus or () if not has_capability(gpu)]
     if unknown_gpus:
         plan["warnings"].append("%s: compute capability unknown (run gpu_facts with NVML), not planned for" % (
@@ -196,40 +148,51 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
     gpus = [gpu for gpu in gpus or () if has_capability(gpu)]
     if method not in METHODS:
         return {"error": "pytorch_install_method %s is not one of %s" % (method, ", ".join(METHODS))}
-    unknown = [name for name in companions or () if name not in COMPANIONS]
+    unknown = [name for name in companions if name not in COMPANIONS]
     if unknown:
         return {"error": "pytorch_companions may hold %s, not %s" % (", ".join(COMPANIONS), ", ".join(unknown))}
-    channel = str(channel or "").strip()
-    if str(version or "").strip():
-        found = resolve_version(version, parse)
+    if given["version"]:
+        found = resolve_version(given["version"], parse, catalog)
         if found.get("error"):
             return {"error": found["error"]}
         if found["channel"] and channel and found["channel"] != channel:
             return {"error": "pytorch_version %s names channel %s but pytorch_cuda_channel is %s: give one"
-                             % (version, found["channel"], channel)}
+                             % (given["version"], found["channel"], channel)}
         channel = channel or found["channel"] or ""
         plan["torch"] = found["version"]
-        plan["reason"] = "torch %s as requested" % found["version"]
+        plan["reason"] = "torch %s as requested%s" % (
+            found["version"], "" if catalog["source"] == TABLE else " (%s)" % catalog["source"])
     else:
-        choice = default_version(gpus, driver_cuda, companions or (), parse)
+        choice = default_version(gpus, driver_cuda, companions, parse, catalog)
         if choice.get("error"):
             return {"error": choice["error"]}
         plan["torch"] = choice["version"]
         channel = channel or choice["channel"]
         plan["reason"] = choice["reason"]
     torch_version = plan["torch"]
-    line_channels = cuda_channels(torch_version, parse)
+    line_channels = channels(catalog, torch_version)
     source = method == "source"
+    channel = channel or _label_channel(given["torchvision"], given["torchaudio"])
     if source and not channel:
-        if toolkit_cuda is None and builds:
+        if toolkit_cuda is None and given["builds"]:
             return {"error": _no_toolkit(cuda_home)}
-        channel = source_channel(torch_version, toolkit_cuda, parse) or ""
+        channel = source_channel(torch_version, toolkit_cuda, parse, catalog) or ""
+    elif not channel:
+        pick = pick_channel(catalog, torch_version, gpus, driver_cuda, method, parse)
+        if pick.get("error"):
+            return {"error": pick["error"]}
+        channel = pick["channel"]
+        plan["reason"] += "; %s" % pick["reason"] if pick["reason"] else ""
     if channel and channel not in line_channels:
-        return {"error": "torch %s has no %s wheels; its Linux CUDA channels are %s (docs/domain.md section 4)"
-                         % (torch_version, channel, ", ".join(line_channels))}
+        return {"error": "torch %s has no %s wheels; its Linux CUDA channels are %s (%s)"
+                         % (torch_version, channel, ", ".join(line_channels),
+                            "docs/domain.md section 4" if catalog["source"] == TABLE else catalog["source"])}
     driver = parse_cuda(driver_cuda, parse)
     if channel and not source:
         cuda = channel_cuda(channel)
+        if cuda is None:
+            return {"error": "torch %s+%s is not a CUDA build: it has no kernels for any GPU. Nothing was installed; "
+                             "set pytorch_cuda_channel to a cuXYZ channel" % (torch_version, channel)}
         if driver and cuda[0] > driver[0]:
             return {"error": "channel %s needs a driver with CUDA %s; the driver supports CUDA %s: update the "
                              "driver (blackwell.pytorch.nvidia_driver) or choose a channel of CUDA %d"
@@ -244,32 +207,33 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
             plan["reason"] += "; %s wheels have no native kernels for %s, so auto builds from source" % (
                 channel, ", ".join(item["gpu"] for item in lacking))
         elif lacking:
-            better = [c for c in line_channels if all(i["verdict"] == "native" for i in channel_verdicts(c, gpus))]
+            better = [c for c in line_channels if _native(c, gpus)]
             return {"error": "channel %s has no kernels for %s: torch %s+%s wheels carry %s. Nothing was installed. "
                              "Use %s, or pytorch_install_method: source" % (
                                  channel, ", ".join(item["gpu"] for item in lacking), torch_version, channel,
                                  " ".join(channel_sass(channel)) or "no known SASS",
-                                 " or ".join(better) if better else "another torch release")}
-    if source and builds and toolkit_cuda is None:
+                                 " or ".join(better) if better else "another torch release (%s)" % (
+                                     ", ".join(working_builds(catalog, gpus, driver, parse)) or "none fits"))}
+    if source and given["builds"] and toolkit_cuda is None:
         return {"error": _no_toolkit(cuda_home)}
-    chosen, error = _companions(torch_version, channel, {"torchvision": torchvision, "torchaudio": torchaudio},
-                                list(companions or ()), parse)
+    chosen, error = _companions(torch_version, channel, given, companions, parse, catalog, plan)
     if error:
         return {"error": error}
-    if source and chosen and not channel and builds:
+    if source and chosen and not channel and given["builds"]:
         return {"error": "no %s channel of torch %s matches the toolkit's CUDA %s for the companions (%s): set "
                          "pytorch_cuda_channel, or pytorch_companions: []" % (
                              "/".join(line_channels), torch_version, toolkit_cuda, ", ".join(chosen))}
-    torch_label = SOURCE_LABEL if source else (channel if local_label else "")
-    comp_label = channel if local_label else ""
+    label = pin_label(catalog, torch_version, channel) if given["local_label"] and channel else ""
     plan.update(
         channel=channel or None, cuda=cuda_text(channel_cuda(channel)), companions=chosen,
         method="source" if source else "wheel",
         stack=stack_name(torch_version, SOURCE_LABEL if source else channel, parse),
         build_version="%s+%s" % (torch_version, SOURCE_LABEL) if source else None,
-        pins=[_pin("torch", torch_version, torch_label)] + [_pin(n, v, comp_label) for n, v in sorted(chosen.items())],
+        pins=[_pin("torch", torch_version, SOURCE_LABEL if source else label)]
+        + [_pin(n, v, label) for n, v in sorted(chosen.items())],
     )
     plan["expected"] = dict((pin.split("==")[0], pin.split("==")[1]) for pin in plan["pins"])
+    plan["build"] = expected_build(plan, gpus)
     return plan
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import build_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import MARKER, VENVS, verify_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
 
@@ -36,22 +38,36 @@ def marker_text(record):
     return json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 
-def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None):
+def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None, build=None):
     """Bring venvs/<stack> to the plan. Returns a result dict; raises StackError on a broken stack.
 
+    build: install_check.expected_build() of the plan; the installed torch's label, CUDA and kernels
+    are checked against it before the marker is written (a stack without a marker never becomes
+    current). A venv this call created is removed again when any step fails; an existing one is kept.
     result: stack, python, created (venv made), installed (the pip call ran), missing (what
     differed before), versions (what the imports report), marker (written or would be), changed.
     """
     directory, stack_python = stack_paths(root, stack)
     result = {"stack": stack, "python": stack_python, "created": False, "installed": False,
               "missing": [], "versions": {}, "marker": False, "changed": False}
-    exists = os.path.exists(stack_python)
-    if not exists:
+    if not os.path.exists(stack_python):
         result["created"] = True
         result["missing"] = sorted("%s missing (want %s)" % item for item in expected.items())
         if check_mode:
             result["installed"] = result["marker"] = result["changed"] = True
             return result
+    try:
+        return _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory)
+    except StackError as exc:
+        if result["created"] and not check_mode and os.path.isdir(directory):
+            shutil.rmtree(directory, ignore_errors=True)
+            raise StackError(str(exc).replace("%s kept" % directory, "%s removed" % directory))
+        raise
+
+
+def _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory):
+    stack_python = result["python"]
+    if result["created"]:
         _run(runner, [python, "-m", "venv", directory], "create the venv %s" % directory)
     else:
         rc, out, err = runner.run([stack_python, "-m", "pip", "list", "--format=json", "--disable-pip-version-check"])
@@ -70,9 +86,11 @@ def install(runner, root, stack, python, expected, pip_args, record, check_mode=
                 stack, directory, (err or out).strip()[-1500:]))
     found = runner.probe(stack_python, sorted(expected), True)
     if not isinstance(found, dict):
-        raise StackError("%s: the stack's interpreter could not be probed: %s" % (stack, found))
+        raise StackError("%s: the stack's interpreter could not be probed (%s kept, current not moved): %s"
+                         % (stack, directory, found))
     result["versions"] = found.get("versions", {})
     problems = verify_problems(found, installed_mismatches(expected, result["versions"]))
+    problems += build_problems(build, found.get("torch_build"))
     if problems:
         raise StackError("%s is not consistent (%s kept, current not moved): %s" % (stack, directory, "; ".join(problems)))
     marker = os.path.join(directory, MARKER)

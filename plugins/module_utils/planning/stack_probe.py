@@ -5,7 +5,8 @@
 
 main(argv, emit): argv[0] is a comma-separated list of packages (torch,torchvision,...);
 argv[1] is "check" to run `pip check` too. Emits {"pip_check": text of a failing pip check
-or "", "versions": {name: __version__}, "errors": {name: "Type: message"}}.
+or "", "versions": {name: __version__}, "errors": {name: "Type: message"}, and when torch imports
+"torch_build": {"version", "cuda" (torch.version.cuda), "arch_flags" (torch._C._cuda_getArchFlags())}}.
 Runs in the stack's Python (3.9+), shipped by common.child_program. No Ansible import.
 """
 from __future__ import annotations
@@ -29,10 +30,24 @@ def probe(names, pip_check):
         out["pip_check"] = check.stdout.strip() if check.returncode else ""
     for name in names:
         try:
-            out["versions"][name] = str(importlib.import_module(name).__version__)
+            module = importlib.import_module(name)
+            out["versions"][name] = str(module.__version__)
         except BaseException as exc:  # a broken wheel raises anything, even SystemExit
             out["errors"][name] = error_text(exc)
+            continue
+        if name == "torch":
+            out["torch_build"] = torch_build(module)
     return out
+
+
+def torch_build(torch):
+    """{"version", "cuda", "arch_flags"} of an imported torch, read without a GPU."""
+    try:
+        flags = str(torch._C._cuda_getArchFlags() or "")
+    except BaseException:  # a CPU build has no such function
+        flags = ""
+    return {"version": str(torch.__version__), "cuda": getattr(getattr(torch, "version", None), "cuda", None),
+            "arch_flags": flags}
 
 
 def main(argv, emit):

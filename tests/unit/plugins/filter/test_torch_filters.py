@@ -36,6 +36,14 @@ def test_plan_passes_every_argument():
     assert error.startswith("a source build needs a CUDA toolkit and there is none at /usr/local/cuda")
 
 
+def test_the_reported_plan_through_the_filter():
+    # '2.9' | blackwell.pytorch.torch_plan(gpus=[RTX 5090]): a channel with sm_120 kernels, never "None" or "pypi"
+    plan = F["torch_plan"]("2.9", gpus=[{"index": 0, "name": "RTX 5090", "compute_capability": "12.0"}])
+    assert (plan["error"], plan["channel"], plan["stack"]) == (None, "cu130", "torch-2.9.1-cu130")
+    assert plan["verdicts"][0]["verdict"] == "native" and plan["source"] == "version table (planning/matrix.py)"
+    assert F["torch_plan"]("2.9.1", local_label="false", gpus=[H100], companions=[])["pins"] == ["torch==2.9.1"]
+
+
 def test_every_filter_is_there():
     assert sorted(F) == ["torch_arch_list", "torch_arch_refusal", "torch_arch_rejections", "torch_check_summary",
                          "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress",

@@ -37,10 +37,12 @@ def test_plan_summary_of_a_real_plan():
 
 
 def test_plan_summary_without_gpus_and_with_warnings():
+    # No channel given: the plan still names one (the newest the driver supports), never "pypi" or None.
     plan = dict(_plan(gpus=[], channel="", companions=["torchvision"]), warnings=["a", "b"])
     assert msgs.plan_summary(plan) == (
-        "torch-2.9.1-pypi (wheel): torch==2.9.1 torchvision==0.24.1; torch 2.9.1 as requested; a; b; "
-        "predicted: no GPU in the facts")
+        "torch-2.9.1-cu130 (wheel): torch==2.9.1+cu130 torchvision==0.24.1+cu130; torch 2.9.1 as requested; "
+        "channel cu130: the newest build of torch 2.9.1 in the matrix with native kernels for any GPU (none in the "
+        "facts) that driver CUDA 13.0 supports; a; b; predicted: no GPU in the facts")
 
 
 def _stat(var, path, want_dir, **stat):

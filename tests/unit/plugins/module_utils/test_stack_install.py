@@ -92,10 +92,20 @@ def test_check_mode_on_a_stack_that_lacks_a_package(tmp_path):
     assert host.calls == [["-m", "pip", "list"]]
 
 
-def test_a_failed_pip_call_names_the_stack_and_keeps_it(tmp_path):
-    with pytest.raises(StackError, match=r"torch-2.9.1-cu128: pip install failed \(.*torch-2.9.1-cu128 kept, current "
+def test_a_failed_pip_call_removes_the_venv_it_made(tmp_path):
+    with pytest.raises(StackError, match=r"torch-2.9.1-cu128: pip install failed \(.*torch-2.9.1-cu128 removed, current "
                                          r"not moved\): ERROR: No matching distribution"):
         run(tmp_path, FakeHost(tmp_path, pip_rc=1))
+    assert os.listdir(str(tmp_path / "venvs")) == []
+
+
+def test_a_failed_pip_call_keeps_a_venv_that_was_there(tmp_path):
+    host = FakeHost(tmp_path)
+    run(tmp_path, host)
+    host.installed["torch"], host.pip_rc = "2.9.0+cu128", 1
+    with pytest.raises(StackError, match=r"pip install failed \(.*torch-2.9.1-cu128 kept, current not moved\)"):
+        run(tmp_path, host)
+    assert (tmp_path / "venvs" / "torch-2.9.1-cu128" / "bin" / "python").exists()
 
 
 def test_an_inconsistent_stack_is_refused_with_what_broke(tmp_path):
@@ -104,14 +114,38 @@ def test_an_inconsistent_stack_is_refused_with_what_broke(tmp_path):
     with pytest.raises(StackError) as err:
         run(tmp_path, FakeHost(tmp_path, probe=found))
     assert str(err.value) == (
-        "torch-2.9.1-cu128 is not consistent (%s kept, current not moved): pip check: torchvision 0.24.1 requires "
+        "torch-2.9.1-cu128 is not consistent (%s removed, current not moved): pip check: torchvision 0.24.1 requires "
         "torch==2.9.1; import torchvision: RuntimeError: operator torchvision::nms does not exist; versions: "
         "torchvision missing (want 0.24.1+cu128)" % (tmp_path / "venvs" / "torch-2.9.1-cu128"))
-    assert not (tmp_path / "venvs" / "torch-2.9.1-cu128" / ".blackwell-stack.json").exists()
+    assert not (tmp_path / "venvs" / "torch-2.9.1-cu128").exists()
 
 
 def test_an_interpreter_that_cannot_be_probed_is_refused(tmp_path):
     host = FakeHost(tmp_path)
     host.probe = lambda python, names, pip_check: "killed by SIGSEGV"
-    with pytest.raises(StackError, match="could not be probed: killed by SIGSEGV"):
+    with pytest.raises(StackError, match=r"could not be probed \(.* removed, current not moved\): killed by SIGSEGV"):
         run(tmp_path, host)
+
+
+BUILD = {"stack": "torch-2.9.1-cu130", "channel": "cu130", "cuda": "13.0", "sms": ["sm_120"], "source": False}
+
+
+def test_a_build_of_another_channel_is_refused_before_the_marker(tmp_path):
+    found = {"pip_check": "", "versions": dict(EXPECTED), "errors": {},
+             "torch_build": {"version": "2.9.1+cu128", "cuda": "12.8",
+                             "arch_flags": "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"}}
+    with pytest.raises(StackError) as err:
+        install(FakeHost(tmp_path, probe=found), str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3", EXPECTED,
+                PINS, RECORD, build=BUILD)
+    assert str(err.value).endswith(
+        "torch 2.9.1+cu128 is a cu128 build; the plan (torch-2.9.1-cu130) chose cu130; torch 2.9.1+cu128 reports CUDA "
+        "12.8 (torch.version.cuda); the plan (torch-2.9.1-cu130) chose cu130, CUDA 13.0")
+    assert not (tmp_path / "venvs").joinpath("torch-2.9.1-cu128").exists()
+
+
+def test_the_planned_build_passes(tmp_path):
+    found = {"pip_check": "", "versions": dict(EXPECTED), "errors": {},
+             "torch_build": {"version": "2.9.1+cu130", "cuda": "13.0", "arch_flags": "sm_75 sm_80 sm_90 sm_100 sm_120"}}
+    result = install(FakeHost(tmp_path, probe=found), str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3",
+                     EXPECTED, PINS, RECORD, build=BUILD)
+    assert result["marker"] and result["created"]

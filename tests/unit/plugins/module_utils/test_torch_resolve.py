@@ -225,3 +225,47 @@ def test_packaging_parser_gives_the_same_plan(kwargs):
 @pytest.mark.parametrize("text,cuda", [("13.0", (13, 0)), ("12.8.93", (12, 8)), ("v13.1.0", (13, 1)), ("x", None)])
 def test_parse_cuda_with_packaging(text, cuda):
     assert parse_cuda(text, controller_versions.parse) == cuda
+
+
+def test_reported_case_version_line_without_channel_on_sm120():
+    plan = resolve_stack(version="2.9", gpus=[{"index": 0, "name": "RTX 5090", "compute_capability": "12.0"}])
+    assert plan["error"] is None
+    assert (plan["torch"], plan["channel"], plan["stack"]) == ("2.9.1", "cu130", "torch-2.9.1-cu130")
+    assert plan["verdicts"] == [{"gpu": "GPU 0 (RTX 5090, sm_120)", "sm": "sm_120", "verdict": "native", "image": "sm_120"}]
+    assert "channel cu130: the newest build of torch 2.9.1 in the matrix with native kernels for sm_120" in plan["reason"]
+    assert plan["source"] == "version table (planning/matrix.py)"
+    assert resolve_stack(version="2.9.1", gpus=[RTX5090], driver_cuda="12.9")["channel"] == "cu128"
+
+
+def test_version_without_channel_on_sm90_and_an_old_driver():
+    plan = resolve_stack(version="2.7.1", gpus=[H100], driver_cuda="12.6")
+    assert (plan["channel"], plan["stack"], plan["verdicts"][0]["verdict"]) == ("cu126", "torch-2.7.1-cu126", "native")
+
+
+def test_version_without_channel_refused_with_builds_that_would_work():
+    error = resolve_stack(version="2.6", gpus=[RTX5090], driver_cuda="13.0")["error"]
+    assert error.startswith("torch 2.6.0 has no build in the matrix with native kernels for GPU 0 (NVIDIA GeForce "
+                            "RTX 5090, sm_120) that driver CUDA 13.0 supports (its builds: cu118 (")
+    assert "Builds that would work: 2.12.0+cu130, 2.12.0+cu129, 2.11.0+cu130, 2.11.0+cu129; or pytorch_install_method: source" in error
+
+
+def test_channel_from_a_pinned_companion_label():
+    plan = resolve_stack(version="2.9.1", torchvision="0.24.1+cu128", gpus=[RTX5090])
+    assert (plan["channel"], plan["pins"][2]) == ("cu128", "torchvision==0.24.1+cu128")
+    assert resolve_stack(version="2.9.1", torchvision="0.24.1+cu126", gpus=[H100])["pins"][0] == "torch==2.9.1+cu126"
+
+
+def test_latest_is_the_default_choice():
+    assert resolve_stack(version="latest", gpus=[RTX5090], driver_cuda="13.0")["torch"] == "2.11.0"
+
+
+def test_cpu_build_is_refused_for_gpus():
+    assert resolve_stack(version="2.9.1+cpu", gpus=[H100], companions=[])["error"] == (
+        "torch 2.9.1 has no cpu wheels; its Linux CUDA channels are cu126, cu128, cu130 (docs/domain.md section 4)")
+    catalog = {"source": "index https://mirror.example/simple", "torch": {"2.9.1": {"cpu": "cpu", "cu128": "cu128"}},
+               "companions": {"2.9.1": {"torchvision": "0.24.1", "torchaudio": ""}}}
+    assert resolve_stack(version="2.9.1+cpu", gpus=[H100], companions=[], catalog=catalog)["error"] == (
+        "torch 2.9.1+cpu is not a CUDA build: it has no kernels for any GPU. Nothing was installed; set "
+        "pytorch_cuda_channel to a cuXYZ channel")
+    plan = resolve_stack(version="2.9.1", gpus=[H100], catalog=catalog)
+    assert (plan["channel"], plan["pins"]) == ("cu128", ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"])

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_stack
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
 
 def venv(root, name):
@@ -142,3 +145,22 @@ def test_adopted_imports_torch_when_the_link_is_missing_or_names_another_version
     status, result = run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": str(env)})
     assert status == "fail" and "torch does not import there" in result["msg"]
     assert runs.exists()
+
+
+def test_present_refuses_a_build_of_another_channel_and_removes_the_venv(tmp_path, run_module):
+    """The reported case: a stack planned as cu130 that pip filled with a cu128 build. The stand-in wheels
+    (tests/fixtures/pypi_index) install for real; the module fails before the marker and removes the venv."""
+    out = tmp_path / "index"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "fixtures", "pypi_index", "build.py"), str(out)],
+                   check=True, stdout=subprocess.DEVNULL)
+    build = {"stack": "torch-2.9.1-cu130", "channel": "cu130", "cuda": "13.0", "sms": ["sm_120"], "source": False}
+    status, result = run_module(pytorch_stack, {
+        "root": str(tmp_path / "root"), "state": "present", "stack": "torch-2.9.1-cu130", "python": sys.executable,
+        "expected": {"torch": "2.9.1"}, "build": build,
+        "pip_args": ["--no-index", "--find-links", str(out / "files"), "torch==2.9.1+cu128"]})
+    assert status == "fail", result
+    assert result["msg"] == (
+        "torch-2.9.1-cu130 is not consistent (%s removed, current not moved): torch 2.9.1+cu128 is a cu128 build; "
+        "the plan (torch-2.9.1-cu130) chose cu130; torch 2.9.1+cu128 reports CUDA 12.8 (torch.version.cuda); the "
+        "plan (torch-2.9.1-cu130) chose cu130, CUDA 13.0" % (tmp_path / "root" / "venvs" / "torch-2.9.1-cu130"))
+    assert os.listdir(str(tmp_path / "root" / "venvs")) == []
