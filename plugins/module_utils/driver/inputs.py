@@ -83,7 +83,7 @@ def url_problems(name, value, schemes, allow_credentials=False):
 
 def _redacted(text):
     """The URL with its password replaced by ***, for messages."""
-    return re.sub(r"(://[^/@:\s]*):[^/@\s]*@", r"\1:***@", text)
+    return re.sub(r"((?:^|://)[^/@:\s]*):[^/@\s]*@", r"\1:***@", text)
 
 
 def fingerprint_problems(fingerprints):
