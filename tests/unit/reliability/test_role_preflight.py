@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from playbook import PREFLIGHT, RTX5090, facts, outcome, run
+from playbook import PREFLIGHT, RTX5090, facts, outcome, results, run
 
 NVIDIA_KEY = "EB693B3035CD5710E231E123A4B469963BF863CC"
 # Each kind of refusal once through the real preflight; the variants of each kind go through the
@@ -48,11 +48,17 @@ def play(tmp_path_factory):
         for name, values in hosts.items():
             inventory[name] = dict(base, rely_role=role, blackwell_preflight=PREFLIGHT, rely_facts=facts([RTX5090]),
                                    **values)
+    tmp_path = tmp_path_factory.mktemp("preflight")
+    # the fleet report of two hosts without results, the host list from -e as text
+    inventory["fleet"] = {"rely_role": "fleet_report", "fleet_report_hosts": "driver_ok, toolkit_ok,not_in_inventory",
+                          "fleet_report_dir": str(tmp_path / "reports")}
     tasks = [{"name": "Run the preflight of %s" % role, "ansible.builtin.include_role": {
         "name": "blackwell.pytorch.%s" % role, "tasks_from": "preflight"},
         "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == '%s'" % role}
         for role in ("nvidia_driver", "cuda_toolkit")]
-    _rc, stdout, stderr = run(tmp_path_factory.mktemp("preflight"), tasks, inventory)
+    tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {"name": "blackwell.pytorch.fleet_report"},
+                  "when": "rely_role == 'fleet_report'"})
+    _rc, stdout, stderr = run(tmp_path, tasks, inventory)
     assert "plays" in stdout, stderr
     return stdout
 
@@ -114,3 +120,11 @@ def test_toolkit_preflight_accepts_good_input_without_a_change(play):
 ])
 def test_toolkit_input_is_refused_in_preflight(play, host, parts):
     _refused(play, host, "Refuse toolkits the driver cannot run", *parts)
+
+
+def test_fleet_report_hosts_given_as_text_are_read_as_names_and_hosts_without_a_result_listed_missing(play):
+    assert outcome(play, "fleet")["failed_task"] is None  # (hosts without a result: no crash on the missing fact)
+    messages = [by_host["fleet"].get("msg", "") for name, by_host in results(play)
+                if name.endswith("Where the report is") and "fleet" in by_host]
+    assert len(messages) == 1 and messages[0].endswith(
+        "(0 passed, 3 failed or missing: driver_ok, not_in_inventory, toolkit_ok)"), messages
