@@ -56,7 +56,7 @@ def lines_matching(pattern, names):
 @pytest.mark.parametrize("line", [
     "curl -fsSL https://example.invalid/install.sh | sh", "wget -qO- https://x.invalid/get | sudo -E bash",
     'sh -c "$(curl -fsSL https://x.invalid/i.sh)"', "bash <(curl -s https://x.invalid/i.sh)",
-])
+], ids=['curl-sh', 'wget-sudo-bash', 'sh-c-curl', 'bash-process-substitution'])
 def test_the_download_into_shell_scan_catches(line):
     assert PIPE_TO_SHELL.search(line)
 
@@ -69,7 +69,7 @@ def test_no_download_is_piped_into_a_shell():
     "sed -i 's/a/b/' /lib/modules/$(uname -r)/updates/dkms/nvidia.ko",
     "open('/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1', 'r+b')", "printf '\\x90' | dd of=/usr/bin/nvidia-smi",
     "echo x >> /lib/modules/6.1.0/updates/dkms/nvidia.ko",
-])
+], ids=['sed-ko', 'open-r+b-so', 'dd-nvidia-smi', 'append-ko'])
 def test_the_nvidia_binary_edit_scan_catches(line):
     assert EDITS_NVIDIA.search(line)
 

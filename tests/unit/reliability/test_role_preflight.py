@@ -73,7 +73,7 @@ def _refused(stdout, host, task_part, *message_parts):
     return result
 
 
-@pytest.mark.parametrize("host", ["driver_ok", "driver_branch_as_number"])
+@pytest.mark.parametrize("host", ["driver_ok", "driver_branch_as_number"], ids=["ok", "branch-as-number"])
 def test_driver_preflight_accepts_good_input_without_a_change(play, host):
     result = outcome(play, host)
     assert result["failed_task"] is None and result["changed_before"] == [], result
@@ -84,7 +84,7 @@ def test_driver_preflight_accepts_good_input_without_a_change(play, host):
     ("branch_abc", ["nvidia_driver_branch must be a driver branch of three digits", "'abc'"]),
     ("branch_470_blackwell", ["nvidia_driver_branch 470 cannot drive", "RTX 5090 (sm_120) needs branch 570"]),
     ("flavor_proprietary_blackwell", ["nvidia_driver_flavor proprietary refused", "Set nvidia_driver_flavor: open"]),
-])
+], ids=['branch-abc', 'branch-470-blackwell', 'proprietary-blackwell'])
 def test_driver_plan_input_is_refused_in_preflight(play, host, parts):
     _refused(play, host, "Refuse a flavor or an existing driver", *parts)
 
@@ -94,7 +94,7 @@ def test_driver_plan_input_is_refused_in_preflight(play, host, parts):
     ("fingerprint_short_id", ["'3BF863CC' is not a full fingerprint", "short key id"]),
     ("fingerprints_as_text", ["nvidia_driver_repo_key_fingerprints must be a list", "not the text"]),
     ("proxy_no_scheme", ["nvidia_driver_repo_proxy must be a URL of scheme http, https, socks5h", "proxy.lab:3128"]),
-])
+], ids=['repo-url-credentials', 'fingerprint-short-id', 'fingerprints-as-text', 'proxy-no-scheme'])
 def test_driver_repo_input_is_refused_in_preflight(play, host, parts):
     result = _refused(play, host, "Refuse repository inputs that cannot work", *parts)
     assert "Sup3rS3cret" not in result["msg"]
@@ -117,7 +117,7 @@ def test_toolkit_preflight_accepts_good_input_without_a_change(play):
                                         "Blackwell needs 12.8 or newer"]),
     ("versions_newer_than_driver", ["CUDA 13.0 needs driver >= 580.65.06; the driver is 570.195.03"]),
     ("default_not_requested", ["cuda_toolkit_default_version 12.9 is not one of cuda_toolkit_versions 12.8"]),
-])
+], ids=['versions-as-text', '12.6-blackwell', '13.0-driver-570', 'default-not-requested'])
 def test_toolkit_input_is_refused_in_preflight(play, host, parts):
     _refused(play, host, "Refuse toolkits the driver cannot run", *parts)
 
