@@ -48,9 +48,8 @@ def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose
     Every host is localhost over a local connection; `tasks` is the play's task list; the play
     does not gather facts (tasks pass ansible_facts through include_role vars).
     """
-    inventory = {"all": {"hosts": dict((name, dict(values, ansible_connection="local",
-                                                     ansible_python_interpreter=sys.executable))
-                                       for name, values in hosts.items())}}
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory = {"all": {"hosts": dict((name, dict(values, **local)) for name, values in hosts.items())}}
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(inventory))
     play = [{"name": "reliability", "hosts": "all", "gather_facts": False, "tasks": tasks}]
     (tmp_path / "play.yml").write_text(yaml.safe_dump(play, sort_keys=False))

@@ -61,7 +61,8 @@ def test_driver_branch_older_than_the_gpus_is_refused(gpu, branch, need):
         branch, "%s (%s)" % (gpu["name"], gpu["sm"]), need) in plan["msg"]
 
 
-@pytest.mark.parametrize("gpus,branch", [([RTX5090], "570"), ([GB300], "575"), ([H100], "535"), ([H100], "470"), ([], "470")], ids=['570-sm120', '575-sm103', '535-h100', '470-h100', '470-no-gpu'])
+@pytest.mark.parametrize("gpus,branch", [([RTX5090], "570"), ([GB300], "575"), ([H100], "535"), ([H100], "470"), ([], "470")],
+                         ids=['570-sm120', '575-sm103', '535-h100', '470-h100', '470-no-gpu'])
 def test_driver_branch_new_enough_for_the_gpus_passes(gpus, branch):
     plan = _driver_plan(gpus, branch=branch)
     assert plan["ok"], plan["msg"]
@@ -92,7 +93,8 @@ def test_driver_flavor_and_manage_typos_are_refused(changes, part):
     (REPO, {"fingerprints": []}, "nvidia_driver_repo_key_fingerprints is empty: no key would be trusted"),
     (REPO, {"proxy": "gopher://proxy.lab:70"}, "nvidia_driver_repo_proxy must be a URL of scheme http, https, socks5h"),
     (REPO, {"proxy": "http://proxy lab:3128"}, "nvidia_driver_repo_proxy contains characters no URL has"),
-], ids=['url-no-scheme', 'url-quote', 'url-no-host', 'key-url-ftp', 'fingerprint-not-hex', 'fingerprints-empty', 'proxy-scheme', 'proxy-space'])
+], ids=['url-no-scheme', 'url-quote', 'url-no-host', 'key-url-ftp', 'fingerprint-not-hex',
+        'fingerprints-empty', 'proxy-scheme', 'proxy-space'])
 def test_repo_input_is_refused(url, changes, part):
     check = _repo(url, **changes)
     assert not check["ok"] and any(part in problem for problem in check["problems"]), check
@@ -104,7 +106,8 @@ def test_repo_input_is_refused(url, changes, part):
     (REPO, {"fingerprints": ["EB69 3B30 35CD 5710 E231  E123 A4B4 6996 3BF8 63CC"]}),
     (REPO, {"proxy": "http://lab:Sup3rS3cret@proxy.lab:3128"}),
     (REPO, {"proxy": "socks5h://[fd00::1]:1080"}),
-], ids=['vendor', 'file-mirror-key-content', 'fingerprint-with-spaces', 'proxy-with-password', 'socks5h-ipv6'])
+], ids=['vendor', 'file-mirror-key-content', 'fingerprint-with-spaces', 'proxy-with-password',
+        'socks5h-ipv6'])
 def test_good_repo_input_passes(url, changes):
     assert _repo(url, **changes) == {"ok": True, "problems": []}
 
@@ -130,7 +133,8 @@ def _toolkit(versions, **changes):
     ("12.8,13.0", {}, "cuda_toolkit_versions must be a list of versions such as ['12.8'], not the text '12.8,13.0'"),
     (["13.0"], {"driver": "580.10.01"}, "set cuda_toolkit_minor_version_compat: true to accept that"),
     ([], {"driver": "", "gpus": [RTX5090]}, "cuda_toolkit_versions is empty and no driver version is known"),
-], ids=['unknown-12.7', 'not-a-version', 'manage-typo', 'driver-not-a-version', 'default-not-a-version', 'versions-as-text', 'minor-compat-needed', 'nothing-to-choose-from'])
+], ids=['unknown-12.7', 'not-a-version', 'manage-typo', 'driver-not-a-version', 'default-not-a-version',
+        'versions-as-text', 'minor-compat-needed', 'nothing-to-choose-from'])
 def test_toolkit_input_is_refused(versions, changes, part):
     plan = _toolkit(versions, **changes)
     assert not plan["ok"] and plan["install"] == [] and any(part in problem for problem in plan["problems"]), plan

@@ -43,7 +43,8 @@ def no_children(monkeypatch):
     ({"torch_compile": "maybe"}, "argument 'torch_compile' is of type str and we were unable to convert to bool"),
     ({"require": ["flash_atention"]}, "value of require must be one or more of"),
     ({"min_verdict": "jit"}, "value of min_verdict must be one of: native, ptx_jit, got: jit"),
-], ids=['timeout-negative', 'timeout-zero', 'compile-timeout-negative', 'parallel-zero', 'parallel-1000', 'timeout-text', 'parallel-text', 'torch-compile-text', 'require-typo', 'min-verdict-typo'])
+], ids=['timeout-negative', 'timeout-zero', 'compile-timeout-negative', 'parallel-zero', 'parallel-1000',
+        'timeout-text', 'parallel-text', 'torch-compile-text', 'require-typo', 'min-verdict-typo'])
 def test_torch_cuda_check_bad_input_is_refused_before_any_child(no_children, run_module, args, message):
     status, result = run_module(torch_cuda_check, dict(args, python=PYTHON))
     assert status == "fail" and message in result["msg"], result["msg"]
@@ -76,7 +77,9 @@ def test_torch_cuda_check_numbers_from_the_command_line_are_read_as_numbers():
     ({"reps": "many"}, "argument 'reps' is of type str and we were unable to convert to int"),
     ({"profile": "long"}, "value of profile must be one of: quick, standard, full, got: long"),
     ({"gpus": ["first"]}, "Elements value for option 'gpus' is of type str and we were unable to convert to int"),
-], ids=['fraction-1.5', 'sustained-ratio-1.2', 'tflops-negative', 'fraction-as-text', 'fraction-as-bool', 'bounds-not-a-dict', 'fraction-on-cpu', 'reason-typo', 'timeout-negative', 'timeout-text', 'reps-text', 'profile-typo', 'gpus-text'])
+], ids=['fraction-1.5', 'sustained-ratio-1.2', 'tflops-negative', 'fraction-as-text', 'fraction-as-bool',
+        'bounds-not-a-dict', 'fraction-on-cpu', 'reason-typo', 'timeout-negative', 'timeout-text',
+        'reps-text', 'profile-typo', 'gpus-text'])
 def test_torch_benchmark_bad_input_is_refused_before_any_child(no_children, run_module, tmp_path, args, message):
     dest = tmp_path / "verify.json"
     status, result = run_module(torch_benchmark, dict(args, python=PYTHON, dest=str(dest)))

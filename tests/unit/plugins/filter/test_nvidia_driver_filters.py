@@ -95,8 +95,8 @@ def test_repo_check_passes_every_argument():
     changes = {"url": "mirror.lab/cuda/", "key_url": "ftp://mirror.lab/k.pub", "key_content": "armored key",
                "fingerprints": ["3BF863CC"], "proxy": "proxy.lab:3128"}
     # key_content matters where the key URL is bad: the content replaces the URL
-    assert assert_each_argument_matters(F["nvidia_driver_repo_check"], changed(base, key_url="ftp://x/k.pub"),
-                                        changes) == {"ok": False, "problems": [
+    reference = assert_each_argument_matters(F["nvidia_driver_repo_check"], changed(base, key_url="ftp://x/k.pub"), changes)
+    assert reference == {"ok": False, "problems": [
         "nvidia_driver_repo_key_url must be a URL of scheme http, https, file (for example "
         "https://mirror.lab/cuda/), not 'ftp://x/k.pub'"]}
     assert F["nvidia_driver_repo_check"](**base) == {"ok": True, "problems": []}
