@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.blackwell.pytorch.plugins.modules import torch_cuda_check
+from conftest import LOCK_TIMEOUT
 from recap import files_under, recap
 
 VARIABLES = ("nvidia_driver_repo_base_url", "nvidia_driver_repo_key_url", "nvidia_driver_repo_proxy",
@@ -59,3 +60,15 @@ def test_a_hanging_torch_child_is_reported_as_a_timeout(run_module, tmp_path):
     assert [(child["name"], child["status"]) for child in result["children"]] == [
         ("facts", "timeout"), ("companions", "timeout")]
     assert all(child["seconds"] < 10 for child in result["children"])
+
+
+def test_apt_lock_held_by_another_process_waits_then_names_the_holder(real_run):
+    output = real_run["output"]
+    start = output.index("apt refused %scuda/debian12/x86_64/ on apt_locked:" % real_run["url"])
+    message = output[start:].splitlines()[0]
+    assert "Could not get lock " in message and "It is held by process %d" % real_run["lock_holder"] in message
+    assert ("Another package manager run holds apt's lock (the process named above) and did not release it "
+            "within %d s (nvidia_driver_apt_lock_timeout)" % LOCK_TIMEOUT) in message
+    assert "FAILED - RETRYING: [apt_locked]: Run apt-get update for this source only (2 retries left)" in output
+    source = os.path.join(real_run["hosts"]["apt_locked"]["rely_dir"], "sources.list.d", "nvidia-cuda.list")
+    assert not os.path.exists(source)  # removed; the next run writes it again
