@@ -19,7 +19,9 @@ def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=
         installed = [text(v) for v in as_list(installed, "installed", name)]
     if not isinstance(found, str):
         found = as_dict(found, "found", name)
-    return call(name, toolkit_plan.probe_plan, [text(v) for v in as_list(versions, "versions", name)],
+    if not isinstance(versions, str):  # text: refused by the plan with a message naming the variable
+        versions = [text(v) for v in as_list(versions, "versions", name)]
+    return call(name, toolkit_plan.probe_plan, versions,
                 text(default), text(driver) or None, text(driver_cuda) or None, as_dicts(gpus, "gpus", name),
                 as_bool(minor_compat, "minor_compat", name), text(manage), installed, found, text(current) or None,
                 controller_versions.parse)

@@ -6,9 +6,9 @@ documented in the file of its name beside this one (nvidia_driver_plan.yml, ...)
 are compared with packaging (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import plan, policy
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs, plan, policy
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, call, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
 
 
 def nvidia_driver_plan(gpus, flavor="auto", branch="580", manage="auto", loaded=None, packages="",
@@ -18,6 +18,14 @@ def nvidia_driver_plan(gpus, flavor="auto", branch="580", manage="auto", loaded=
     return call(name, plan.driver_plan, as_dicts(gpus, "gpus", name), text(flavor), text(branch), text(manage),
                 as_dict(loaded, "loaded", name), text(packages), as_bool(upgrade, "upgrade", name), text(kernel),
                 text(os_family), versions.parse)
+
+
+def nvidia_driver_repo_check(url, key_url="", key_content="", fingerprints=None, proxy=""):
+    """Problems of the repository inputs (URLs, pinned fingerprints, proxy) before anything changes."""
+    problems = inputs.repo_problems(text(url), text(key_url), text(key_content),
+                                    fingerprints if isinstance(fingerprints, str) else as_list(
+                                        fingerprints, "fingerprints", "nvidia_driver_repo_check"), text(proxy))
+    return {"ok": not problems, "problems": problems}
 
 
 def nvidia_driver_apt_packages(policy_text, branch="580", flavor="open"):
@@ -40,4 +48,5 @@ class FilterModule(object):
             "nvidia_driver_plan": nvidia_driver_plan,
             "nvidia_driver_apt_packages": nvidia_driver_apt_packages,
             "nvidia_driver_load_state": nvidia_driver_load_state,
+            "nvidia_driver_repo_check": nvidia_driver_repo_check,
         }

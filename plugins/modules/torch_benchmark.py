@@ -120,7 +120,7 @@ options:
     type: str
   gates:
     description:
-      - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda), and by unit
+      - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda; a fraction from 0 to 1), and by unit
         C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup);
         C(min_sustained_ratio) for the sustained tests; C(forbid_clock_reasons) (a list of reason names) for
         per-GPU tests on cuda. Example:

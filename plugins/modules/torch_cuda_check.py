@@ -78,7 +78,7 @@ options:
   timeout:
     description:
       - Seconds each child process may take (facts, and per GPU the normal, disable-JIT and force-JIT
-        children) before it is killed and reported as V(timeout).
+        children) before it is killed and reported as V(timeout). Zero or less is refused.
     type: int
     default: 120
   compile_timeout:
@@ -93,6 +93,7 @@ options:
         gives the cleanest per-run seconds (the op mix and JIT timings do not share the GPU then).
       - The GPU children of the GPUs the driver lists (or C(CUDA_VISIBLE_DEVICES) names) start beside the
         facts child; the default runs all five children of a one-GPU host at once.
+      - From 1 to 64; any other value is refused before a child starts.
     type: int
     default: 6
   gpu_lock:
@@ -288,7 +289,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import REQUIREMENTS, unmet
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import (
-    DEFAULT_COMPILE_TIMEOUT, DEFAULT_PARALLEL, DEFAULT_TIMEOUT, run_check)
+    DEFAULT_COMPILE_TIMEOUT, DEFAULT_PARALLEL, DEFAULT_TIMEOUT, option_errors, run_check)
 
 
 def main():
@@ -306,6 +307,9 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
+    errors = option_errors(params["timeout"], params["compile_timeout"], params["parallel"])
+    if errors:
+        module.fail_json(msg="; ".join(errors), changed=False)
     report = run_check(params["python"] or sys.executable, timeout=params["timeout"], compile_timeout=params["compile_timeout"],
                        torch_compile=params["torch_compile"] or "torch_compile" in params["require"],
                        parallel=params["parallel"],

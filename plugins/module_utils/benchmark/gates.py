@@ -5,7 +5,7 @@
 
 validate() refuses, before anything runs, what could never be evaluated: unknown test or
 bound names, bounds that do not fit the test's unit, gates on tests that will not run,
-a fraction of peak in CPU mode, values that are not non-negative numbers. evaluate()
+a fraction of peak in CPU mode, values that are not non-negative numbers, fractions above 1. evaluate()
 checks every figure of a gated test (each GPU, each GPU pair) and reports each failure
 with host, GPU index and name, measured value, bound and peak; a figure that is missing
 (test failed, wrong result, no peak known) fails its gate. Pure functions, no Ansible import.
@@ -50,6 +50,9 @@ def _bound_errors(name, bounds, device):
             errors.append("unknown gate %r for %s; gates for %s: %s" % (bound, name, name, ", ".join(allowed)))
         elif isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit < 0:
             errors.append("gate %s.%s must be a non-negative number, got %r" % (name, bound, limit))
+        elif bound in (FRACTION, RATIO) and limit > 1:
+            errors.append("gate %s.%s is a fraction from 0 to 1 (0.7: 70 %% of %s), got %r: no GPU could pass it"
+                          % (name, bound, "the peak" if bound == FRACTION else "the short run's figure", limit))
     return errors
 
 

@@ -11,7 +11,7 @@ packaging's on the controller). No Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import policy
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs, policy
 
 
 def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None, packages_text="",
@@ -21,7 +21,8 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
 
     gpus: ansible_facts.nvidia_gpus; loaded: ansible_facts.nvidia_driver; packages_text: the
     installed packages as "name<TAB>version<TAB>status" lines. A refused flavor leaves action
-    None and apt_query empty, msg says why; a refused action keeps its own msg. Raises
+    None and apt_query empty, msg says why (so does a branch that is no branch or too old for
+    the GPUs, inputs.branch_problems); a refused action keeps its own msg. Raises
     ValueError for a GPU whose compute capability is not one.
     """
     chosen = policy.choose_flavor(flavor, list(gpus or ()))
@@ -31,6 +32,10 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
             "installed": policy.installed_driver(packages, parse), "apt_query": [],
             "headers_meta": policy.headers_meta_package(kernel, os_family)}
     if not chosen["ok"]:
+        return plan
+    refused = inputs.branch_problems(branch, list(gpus or ()))
+    if refused:
+        plan["msg"] = "; ".join(refused)
         return plan
     action = policy.driver_action(manage, branch, chosen["flavor"], loaded or {}, packages, upgrade, parse)
     plan.update(ok=action["ok"], action=action["action"], action_msg=action["msg"], installed=action["installed"],

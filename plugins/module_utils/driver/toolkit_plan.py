@@ -40,7 +40,7 @@ def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), m
                  manage="auto", installed=(), found=None, current=None, parse=version_parser.parse):
     """Decide what the cuda_toolkit role does, before it changes anything.
 
-    versions: requested toolkits ([] = choose one from the driver); default: the one
+    versions: requested toolkits ([] = choose one from the driver; text is refused); default: the one
     /usr/local/cuda points at ("" = the newest requested); driver: the driver version the
     toolkits will run on (None when unknown); driver_cuda: NVML's CUDA driver version; gpus:
     ansible_facts.nvidia_gpus; manage: auto | true | false; installed: toolkit versions
@@ -85,6 +85,10 @@ def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), m
         if not driver_cuda:
             plan["driver_cuda"] = driver_cuda_version(driver, parse)
 
+    if isinstance(versions, (str, bytes)):
+        problems.append("cuda_toolkit_versions must be a list of versions such as ['12.8'], not the text %r "
+                        "(on the command line: -e '{\"cuda_toolkit_versions\": [\"12.8\"]}')" % (versions,))
+        return plan
     try:
         wanted = [parse_cuda_version(v) for v in (versions or [])]
     except ValueError as err:

@@ -38,6 +38,7 @@ DEFAULT_PARALLEL = 6
 # A GPU child waits for the host's GPU lock (common.gpu_lock) at most this share of its timeout.
 LOCK_WAIT_SHARE = 0.25
 _NO_JIT_VARS = {"CUDA_DISABLE_PTX_JIT": None, "CUDA_FORCE_PTX_JIT": None}
+MAX_PARALLEL = 64
 # mode -> (parts, environment)
 MODES = (
     ("normal", ("ops", "probes"), _NO_JIT_VARS),
@@ -202,6 +203,22 @@ def _start_gpu(children, index, lock):
     return dict((mode, children.start(mode, index, gpu_source(parts),
                                       args=(index, ",".join(parts)) + _lock_args(lock, children.timeout), env=env))
                 for mode, parts, env in MODES)
+
+
+def option_errors(timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, parallel=DEFAULT_PARALLEL):
+    """Problems of the options that size the run, before any child starts (empty: fine).
+
+    A timeout is a positive number of seconds; parallel a count of children from 1 (one after
+    the other) to MAX_PARALLEL. Nothing is clamped silently.
+    """
+    errors = []
+    for name, value in (("timeout", timeout), ("compile_timeout", compile_timeout)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            errors.append("%s must be a positive number of seconds, got %r" % (name, value))
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or not 1 <= parallel <= MAX_PARALLEL:
+        errors.append("parallel must be a whole number from 1 (one child after the other) to %d, got %r"
+                      % (MAX_PARALLEL, parallel))
+    return errors
 
 
 def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, torch_compile=False,

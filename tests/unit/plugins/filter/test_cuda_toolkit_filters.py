@@ -47,7 +47,7 @@ def test_toolkit_plan_compares_driver_versions_with_packaging():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"versions": "12.8"}, "cuda_toolkit_plan: versions must be a list, got str"),
+    ({"versions": {"12.8": True}}, "cuda_toolkit_plan: versions must be a list, got dict"),
     ({"versions": [], "gpus": RTX5090}, "cuda_toolkit_plan: gpus must be a list, got dict"),
     ({"versions": [], "installed": {"12.8": True}}, "cuda_toolkit_plan: installed must be a list, got dict"),
     ({"versions": [], "found": ["12.8"]}, "cuda_toolkit_plan: found must be a mapping, got list"),
@@ -57,6 +57,13 @@ def test_toolkit_plan_compares_driver_versions_with_packaging():
 def test_toolkit_plan_errors(kwargs, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         F["cuda_toolkit_plan"](**kwargs)
+
+
+def test_toolkit_versions_as_text_are_refused_by_the_plan_naming_the_variable():
+    plan = F["cuda_toolkit_plan"]("12.8", driver="580.95.05")
+    assert not plan["ok"] and plan["problems"] == [
+        "cuda_toolkit_versions must be a list of versions such as ['12.8'], not the text '12.8' "
+        "(on the command line: -e '{\"cuda_toolkit_versions\": [\"12.8\"]}')"]
 
 
 def test_toolkit_plan_refusals_stay_in_the_plan():

@@ -11,7 +11,8 @@ FILTER_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "pl
 # Each plugin file names one domain; these are the filters it exposes, each with its sidecar document.
 PLUGINS = {
     "openpgp": ["openpgp_key_check"],
-    "nvidia_driver": ["nvidia_driver_apt_packages", "nvidia_driver_load_state", "nvidia_driver_plan"],
+    "nvidia_driver": ["nvidia_driver_apt_packages", "nvidia_driver_load_state", "nvidia_driver_plan",
+                      "nvidia_driver_repo_check"],
     "cuda_toolkit": ["cuda_nvcc_check", "cuda_toolkit_plan"],
     "torch": ["torch_arch_list", "torch_arch_refusal", "torch_arch_rejections", "torch_check_summary",
               "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress", "torch_plan",

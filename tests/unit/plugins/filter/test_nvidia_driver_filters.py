@@ -86,3 +86,25 @@ def test_load_state_compares_versions_with_packaging():
 def test_load_state_errors(kwargs, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         F["nvidia_driver_load_state"](**kwargs)
+
+
+def test_repo_check_passes_every_argument():
+    key = "EB693B3035CD5710E231E123A4B469963BF863CC"
+    base = {"url": "https://mirror.lab/cuda/debian12/x86_64/", "key_url": "https://mirror.lab/3bf863cc.pub",
+            "key_content": "", "fingerprints": [key], "proxy": ""}
+    changes = {"url": "mirror.lab/cuda/", "key_url": "ftp://mirror.lab/k.pub", "key_content": "armored key",
+               "fingerprints": ["3BF863CC"], "proxy": "proxy.lab:3128"}
+    # key_content matters where the key URL is bad: the content replaces the URL
+    reference = assert_each_argument_matters(F["nvidia_driver_repo_check"], changed(base, key_url="ftp://x/k.pub"), changes)
+    assert reference == {"ok": False, "problems": [
+        "nvidia_driver_repo_key_url must be a URL of scheme http, https, file (for example "
+        "https://mirror.lab/cuda/), not 'ftp://x/k.pub'"]}
+    assert F["nvidia_driver_repo_check"](**base) == {"ok": True, "problems": []}
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"fingerprints": {"key": "x"}}, "nvidia_driver_repo_check: fingerprints must be a list, got dict"),
+])
+def test_repo_check_errors(kwargs, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        F["nvidia_driver_repo_check"]("https://mirror.lab/cuda/", **kwargs)

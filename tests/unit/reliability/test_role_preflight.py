@@ -1,0 +1,130 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Bad input refused by the roles' preflight, before any change (docs/reliability.md).
+
+One check-mode play per role over many inventory hosts (this machine under other names, each
+with its own variables): each bad host must fail in a preflight task with a message naming the
+variable, no task before it changed (or would change) anything, and the good host must pass
+the whole preflight without a change.
+"""
+from __future__ import annotations
+
+import pytest
+
+from playbook import PREFLIGHT, RTX5090, facts, outcome, results, run
+
+NVIDIA_KEY = "EB693B3035CD5710E231E123A4B469963BF863CC"
+# Each kind of refusal once through the real preflight; the variants of each kind go through the
+# same filter calls in test_bad_input_filters.py (fast).
+DRIVER_HOSTS = {
+    "driver_ok": {},
+    "driver_branch_as_number": {"nvidia_driver_branch": 580},
+    "branch_abc": {"nvidia_driver_branch": "abc"},
+    "branch_470_blackwell": {"nvidia_driver_branch": "470"},
+    "flavor_proprietary_blackwell": {"nvidia_driver_flavor": "proprietary"},
+    "repo_url_credentials": {"nvidia_driver_repo_url": "https://lab:Sup3rS3cret@mirror.lab/cuda/debian12/x86_64/"},
+    "fingerprint_short_id": {"nvidia_driver_repo_key_fingerprints": ["3BF863CC"]},
+    "fingerprints_as_text": {"nvidia_driver_repo_key_fingerprints": NVIDIA_KEY},
+    "proxy_no_scheme": {"nvidia_driver_repo_proxy": "proxy.lab:3128"},
+    "reboot_ok_local": {"nvidia_driver_reboot_ok": True},
+}
+TOOLKIT_HOSTS = {
+    "toolkit_ok": {},
+    "versions_as_text": {"cuda_toolkit_versions": "12.8"},
+    "versions_too_old_for_blackwell": {"cuda_toolkit_versions": ["12.6"]},
+    "versions_newer_than_driver": {"cuda_toolkit_versions": ["13.0"], "cuda_toolkit_driver_version": "570.195.03"},
+    "default_not_requested": {"cuda_toolkit_default_version": "12.9"},
+}
+
+
+@pytest.fixture(scope="module")
+def play(tmp_path_factory):
+    """One check-mode play: the driver hosts run nvidia_driver's preflight, the toolkit hosts cuda_toolkit's."""
+    inventory = {}
+    for role, hosts, base in (("nvidia_driver", DRIVER_HOSTS, {}),
+                              ("cuda_toolkit", TOOLKIT_HOSTS, {"cuda_toolkit_versions": ["12.8"],
+                                                               "cuda_toolkit_driver_version": "580.95.05"})):
+        for name, values in hosts.items():
+            inventory[name] = dict(base, rely_role=role, blackwell_preflight=PREFLIGHT, rely_facts=facts([RTX5090]),
+                                   **values)
+    tmp_path = tmp_path_factory.mktemp("preflight")
+    # the fleet report of two hosts without results, the host list from -e as text
+    inventory["fleet"] = {"rely_role": "fleet_report", "fleet_report_hosts": "driver_ok, toolkit_ok,not_in_inventory",
+                          "fleet_report_dir": str(tmp_path / "reports")}
+    tasks = [{"name": "Run the preflight of %s" % role, "ansible.builtin.include_role": {
+        "name": "blackwell.pytorch.%s" % role, "tasks_from": "preflight"},
+        "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == '%s'" % role}
+        for role in ("nvidia_driver", "cuda_toolkit")]
+    tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {"name": "blackwell.pytorch.fleet_report"},
+                  "when": "rely_role == 'fleet_report'"})
+    _rc, stdout, stderr = run(tmp_path, tasks, inventory)
+    assert "plays" in stdout, stderr
+    return stdout
+
+
+def _refused(stdout, host, task_part, *message_parts):
+    result = outcome(stdout, host)
+    assert result["failed_task"], "%s was not refused; tasks run: %s" % (host, result["tasks"])
+    assert task_part in result["failed_task"], result
+    for part in message_parts:
+        assert part in result["msg"], (part, result["msg"])
+    assert result["changed_before"] == [], result
+    return result
+
+
+@pytest.mark.parametrize("host", ["driver_ok", "driver_branch_as_number"], ids=["ok", "branch-as-number"])
+def test_driver_preflight_accepts_good_input_without_a_change(play, host):
+    result = outcome(play, host)
+    assert result["failed_task"] is None and result["changed_before"] == [], result
+    assert any("Report the decision" in name for name in result["tasks"])
+
+
+@pytest.mark.parametrize("host,parts", [
+    ("branch_abc", ["nvidia_driver_branch must be a driver branch of three digits", "'abc'"]),
+    ("branch_470_blackwell", ["nvidia_driver_branch 470 cannot drive", "RTX 5090 (sm_120) needs branch 570"]),
+    ("flavor_proprietary_blackwell", ["nvidia_driver_flavor proprietary refused", "Set nvidia_driver_flavor: open"]),
+], ids=['branch-abc', 'branch-470-blackwell', 'proprietary-blackwell'])
+def test_driver_plan_input_is_refused_in_preflight(play, host, parts):
+    _refused(play, host, "Refuse a flavor or an existing driver", *parts)
+
+
+@pytest.mark.parametrize("host,parts", [
+    ("repo_url_credentials", ["nvidia_driver_repo_url carries a user name or password", "/etc/apt/auth.conf.d/"]),
+    ("fingerprint_short_id", ["'3BF863CC' is not a full fingerprint", "short key id"]),
+    ("fingerprints_as_text", ["nvidia_driver_repo_key_fingerprints must be a list", "not the text"]),
+    ("proxy_no_scheme", ["nvidia_driver_repo_proxy must be a URL of scheme http, https, socks5h", "proxy.lab:3128"]),
+], ids=['repo-url-credentials', 'fingerprint-short-id', 'fingerprints-as-text', 'proxy-no-scheme'])
+def test_driver_repo_input_is_refused_in_preflight(play, host, parts):
+    result = _refused(play, host, "Refuse repository inputs that cannot work", *parts)
+    assert "Sup3rS3cret" not in result["msg"]
+
+
+def test_a_reboot_over_the_local_connection_is_refused_in_preflight(play):
+    _refused(play, "reboot_ok_local", "Refuse a reboot over a local connection",
+             "this role never reboots the machine that runs the play", "nvidia_driver_reboot_ok: false")
+
+
+def test_toolkit_preflight_accepts_good_input_without_a_change(play):
+    result = outcome(play, "toolkit_ok")
+    assert result["failed_task"] is None and result["changed_before"] == [], result
+    assert any("Report the plan" in name for name in result["tasks"])
+
+
+@pytest.mark.parametrize("host,parts", [
+    ("versions_as_text", ["cuda_toolkit_versions must be a list of versions such as ['12.8'], not the text '12.8'"]),
+    ("versions_too_old_for_blackwell", ["CUDA 12.6 cannot target NVIDIA GeForce RTX 5090 (sm_120)",
+                                        "Blackwell needs 12.8 or newer"]),
+    ("versions_newer_than_driver", ["CUDA 13.0 needs driver >= 580.65.06; the driver is 570.195.03"]),
+    ("default_not_requested", ["cuda_toolkit_default_version 12.9 is not one of cuda_toolkit_versions 12.8"]),
+], ids=['versions-as-text', '12.6-blackwell', '13.0-driver-570', 'default-not-requested'])
+def test_toolkit_input_is_refused_in_preflight(play, host, parts):
+    _refused(play, host, "Refuse toolkits the driver cannot run", *parts)
+
+
+def test_fleet_report_hosts_given_as_text_are_read_as_names_and_hosts_without_a_result_listed_missing(play):
+    assert outcome(play, "fleet")["failed_task"] is None  # (hosts without a result: no crash on the missing fact)
+    messages = [by_host["fleet"].get("msg", "") for name, by_host in results(play)
+                if name.endswith("Where the report is") and "fleet" in by_host]
+    assert len(messages) == 1 and messages[0].endswith(
+        "(0 passed, 3 failed or missing: driver_ok, not_in_inventory, toolkit_ok)"), messages
