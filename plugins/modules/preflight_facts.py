@@ -18,7 +18,7 @@ description:
     free disk where paths will live (as M(blackwell.pytorch.disk_space_info)) and whether
     nouveau is loaded.
   - With O(gather_minimal), it also returns Ansible's minimal facts (what the setup module's V(min)
-    subset returns: distribution, kernel, machine id, Python, package manager, ...; local facts from
+    subset returns, such as distribution, kernel, machine id, Python, package manager, ...; local facts from
     C(facts.d) are not read), so a play need not gather facts first.
   - One module call instead of seven keeps a converged play short; the three modules it shares
     code with stay available on their own.
