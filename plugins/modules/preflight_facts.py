@@ -17,7 +17,10 @@ description:
     whether their package can be installed (asked of apt's or dnf's cache, nothing downloaded),
     free disk where paths will live (as M(blackwell.pytorch.disk_space_info)) and whether
     nouveau is loaded.
-  - One module call instead of six keeps a converged play short; the three modules it shares
+  - With O(gather_minimal), it also returns Ansible's minimal facts (what the setup module's V(min)
+    subset returns, such as distribution, kernel, machine id, Python, package manager, ...; local facts from
+    C(facts.d) are not read), so a play need not gather facts first.
+  - One module call instead of seven keeps a converged play short; the three modules it shares
     code with stay available on their own.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
@@ -26,9 +29,14 @@ extends_documentation_fragment:
   - blackwell.pytorch.attributes.INFO_MODULE
   - blackwell.pytorch.attributes.FACTS
 options:
+  gather_minimal:
+    description: Also collect and return Ansible's minimal facts (the setup module's V(min) subset).
+    type: bool
+    default: false
   os_family:
     description:
       - C(ansible_facts.os_family); picks the package manager asked about the headers package.
+      - Default, with O(gather_minimal), the OS family just collected.
       - V(Debian) asks C(apt-cache policy), V(RedHat) asks C(dnf --cacheonly list --available);
         any other value (or none) reports C(installable=unknown).
     type: str
@@ -72,7 +80,8 @@ RETURN = r"""
 ansible_facts:
   description: >-
     C(nvidia_gpus) and C(nvidia_driver) as M(blackwell.pytorch.gpu_facts) sets them without NVML,
-    and C(blackwell_secure_boot) as M(blackwell.pytorch.secure_boot_facts) sets it.
+    C(blackwell_secure_boot) as M(blackwell.pytorch.secure_boot_facts) sets it, and with
+    O(gather_minimal) the minimal facts as the setup module returns them.
   returned: always
   type: dict
 kernel_headers:
@@ -99,6 +108,8 @@ import os
 import platform
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.facts import ansible_collector, default_collectors
+from ansible.module_utils.facts.namespace import PrefixFactNamespace
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import bus_only_facts, read_bus
@@ -111,6 +122,19 @@ SYS_ROOT = "/sys"
 PROC_VERSION = "/proc/driver/nvidia/version"
 FIRMWARE_DIR = "/sys/firmware"
 MODULES_ROOT = "/lib/modules"
+# The setup module's minimal subset (gather_subset: [min]).
+MINIMAL_SUBSET = frozenset(["apparmor", "caps", "cmdline", "date_time", "distribution", "dns", "env", "fips",
+                            "local", "lsb", "pkg_mgr", "platform", "python", "selinux", "service_mgr",
+                            "ssh_pub_keys", "user"])
+
+
+def minimal_facts(module):
+    """Ansible's minimal facts, collected as the setup module collects them (ansible_ prefixed)."""
+    collector = ansible_collector.get_ansible_collector(
+        all_collector_classes=default_collectors.collectors,
+        namespace=PrefixFactNamespace(namespace_name="ansible", prefix="ansible_"),
+        filter_spec=[], gather_subset=["min"], gather_timeout=10, minimal_gather_subset=MINIMAL_SUBSET)
+    return collector.collect(module=module)
 
 
 def query_package_manager(module, argv):
@@ -125,6 +149,7 @@ def query_package_manager(module, argv):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            gather_minimal=dict(type="bool", default=False),
             os_family=dict(type="str", default=""),
             kernel=dict(type="str"),
             disk_checks=dict(type="list", elements="dict", default=[], options=dict(
@@ -135,20 +160,22 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    kernel = params["kernel"] or platform.release()
+    facts = minimal_facts(module) if params["gather_minimal"] else {}
+    os_family = params["os_family"] or facts.get("ansible_os_family", "")
+    kernel = params["kernel"] or facts.get("ansible_kernel") or platform.release()
     on_bus, proc_text, module_loaded = read_bus(SYS_ROOT, PROC_VERSION)
     gpus, driver = bus_only_facts(on_bus, proc_text, module_loaded, "NVML not used (preflight reads the bus)")
     secure_boot = read_secure_boot(run_mokutil(module.get_bin_path, module.run_command), FIRMWARE_DIR)
-    package = headers_package(params["os_family"], kernel)
-    query = query_package_manager(module, headers_query(params["os_family"], package))
+    package = headers_package(os_family, kernel)
+    query = query_package_manager(module, headers_query(os_family, package))
     try:
         disk = [space_report(check["path"], check["min_free_gib"]) for check in params["disk_checks"]]
     except (ValueError, OSError) as err:
         module.fail_json(msg=str(err))
     module.exit_json(
         changed=False,
-        ansible_facts={"nvidia_gpus": gpus, "nvidia_driver": driver, "blackwell_secure_boot": secure_boot},
-        kernel_headers=headers_report(params["os_family"], kernel, MODULES_ROOT, query),
+        ansible_facts=dict(facts, nvidia_gpus=gpus, nvidia_driver=driver, blackwell_secure_boot=secure_boot),
+        kernel_headers=headers_report(os_family, kernel, MODULES_ROOT, query),
         disk=disk,
         nouveau_loaded=os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau")),
     )

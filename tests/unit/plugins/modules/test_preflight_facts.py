@@ -135,3 +135,24 @@ def test_mokutil_answers_before_the_firmware(host, run_module):
 def test_a_relative_disk_path_is_refused(host, run_module):
     status, result = run_module(preflight_facts, {"disk_checks": [{"path": "opt/pytorch"}]})
     assert status == "fail" and "opt/pytorch" in result["msg"]
+
+
+def test_gather_minimal_returns_the_setup_modules_minimal_facts(host, run_module):
+    host.programs["apt-cache"] = (0, APT_CANDIDATE)
+    host.programs["dnf"] = (0, "kernel-devel\n")
+    status, result = run_module(preflight_facts, {"gather_minimal": True})
+    assert status == "exit"
+    facts = result["ansible_facts"]
+    for key in ("ansible_distribution", "ansible_os_family", "ansible_kernel", "ansible_python",
+                "ansible_architecture", "ansible_pkg_mgr"):
+        assert key in facts, key
+    assert facts["ansible_python"]["executable"]
+    # The headers are asked about for the OS family and kernel just collected.
+    assert result["kernel_headers"]["release"] == facts["ansible_kernel"]
+    assert result["kernel_headers"]["package"].endswith(facts["ansible_kernel"])
+    assert "nvidia_gpus" in facts and "blackwell_secure_boot" in facts
+
+
+def test_without_gather_minimal_no_os_fact_is_returned(host, run_module):
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.1.0-13-amd64"})
+    assert sorted(result["ansible_facts"]) == ["blackwell_secure_boot", "nvidia_driver", "nvidia_gpus"]
