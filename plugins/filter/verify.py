@@ -5,13 +5,23 @@
 (report, fleet_report); each filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gates as benchmark_gates
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report as verify_report
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, call
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, call, text
 
 
 def verify_summary(document):
     """One line per benchmarked device of a verification result."""
     return call("verify_summary", verify_report.summary, as_dict(document, "document", "verify_summary"))
+
+
+def verify_gate_errors(gates, device="cuda"):
+    """What torch_benchmark would refuse in these gates, found before anything runs."""
+    if not isinstance(gates, Mapping):
+        return ["verify_gates must be a dict: test name -> {bound name: number}, got %s" % type(gates).__name__]
+    return call("verify_gate_errors", benchmark_gates.validate, dict(gates), {}, text(device))
 
 
 def verify_check_gpu(gpu):
@@ -44,5 +54,6 @@ class FilterModule(object):
 
     def filters(self):
         return {"verify_summary": verify_summary, "verify_check_gpu": verify_check_gpu,
+                "verify_gate_errors": verify_gate_errors,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,
                 "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html}

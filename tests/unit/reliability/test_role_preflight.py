@@ -56,6 +56,13 @@ def play(tmp_path_factory):
         "name": "blackwell.pytorch.%s" % role, "tasks_from": "preflight"},
         "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == '%s'" % role}
         for role in ("nvidia_driver", "cuda_toolkit")]
+    # impossible gates: the verify role stops before the kernel-image check or any benchmark runs
+    inventory["verify_gate_above_one"] = {"rely_role": "verify", "rely_facts": facts([RTX5090]),
+                                          "verify_python": "/usr/bin/python3",
+                                          "verify_results_dir": str(tmp_path / "verify"),
+                                          "verify_gates": {"gemm_bf16": {"min_fraction_of_peak": 1.5}}}
+    tasks.append({"name": "Run verify", "ansible.builtin.include_role": {"name": "blackwell.pytorch.verify"},
+                  "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'verify'"})
     tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {"name": "blackwell.pytorch.fleet_report"},
                   "when": "rely_role == 'fleet_report'"})
     _rc, stdout, stderr = run(tmp_path, tasks, inventory)
@@ -128,3 +135,9 @@ def test_fleet_report_hosts_given_as_text_are_read_as_names_and_hosts_without_a_
                 if name.endswith("Where the report is") and "fleet" in by_host]
     assert len(messages) == 1 and messages[0].endswith(
         "(0 passed, 3 failed or missing: driver_ok, not_in_inventory, toolkit_ok)"), messages
+
+
+def test_verify_refuses_impossible_gates_before_the_check(play):
+    result = _refused(play, "verify_gate_above_one", "Refuse gates torch_benchmark could never evaluate",
+                      "verify_gates: gate gemm_bf16.min_fraction_of_peak is a fraction from 0 to 1")
+    assert not any("torch_cuda_check" in name or "Fingerprint" in name for name in result["tasks"]), result["tasks"]

@@ -47,3 +47,15 @@ def test_fleet_filters_are_shells():
 def test_errors(name, value, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         F[name](value)
+
+
+def test_gate_errors_shell():
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gates
+    bad = {"gemm_bf16": {"min_fraction_of_peak": 1.5}}
+    result = assert_each_argument_matters(F["verify_gate_errors"], {"gates": bad, "device": "cuda"},
+                                          {"gates": {"gemm_bf16": {"min_fraction_of_peak": 0.5}}, "device": "cpu"})
+    assert result == gates.validate(bad, {}, "cuda") and "fraction from 0 to 1" in result[0]
+    assert F["verify_gate_errors"]({"memcpy": {"min_fraction_of_peak": 0.6}}) == []
+    assert "CPU mode has no peak" in " ".join(F["verify_gate_errors"]({"gemm_fp32": {"min_fraction_of_peak": 0.5}}, "cpu"))
+    assert F["verify_gate_errors"]("gemm_bf16=0.5") == [
+        "verify_gates must be a dict: test name -> {bound name: number}, got str"]
