@@ -89,8 +89,9 @@ def test_a_build_host_outside_the_play_is_refused_for_source_plans_only():
 def test_auto_carries_the_source_plan_of_the_same_release():
     planned = plan_host(method="auto", nvcc=NVCC)
     assert planned["plan"]["method"] == "wheel"
-    assert planned["fallback"] == resolve.resolve_stack("2.9.1", "cu128", gpus=[RTX_5090], driver_cuda="13.0",
-                                                         method="source", toolkit_cuda="12.8")
+    source = resolve.resolve_stack("2.9.1", "cu128", gpus=[RTX_5090], driver_cuda="13.0", method="source",
+                                   toolkit_cuda="12.8")
+    assert planned["fallback"] == source
     assert planned["fallback"]["stack"] == "torch-2.9.1-src"
     no_toolkit = plan_host(method="auto")["fallback"]
     assert no_toolkit["error"].startswith("a source build needs a CUDA toolkit")
