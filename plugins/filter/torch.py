@@ -96,6 +96,13 @@ def torch_poll_report(log_tail, what, host, seconds, finished):
                 bool(finished) and str(finished).lower() not in ("false", "no", "0"), text(log_tail))
 
 
+def torch_gate_failure(check, plan, fallback=None, kept="", current=""):
+    """The gate's failure message after a failed torch_cuda_check; "" when auto builds from source instead."""
+    name = "torch_gate_failure"
+    return call(name, role_messages.gate_failure, as_dict(check, "check", name), as_dict(plan, "plan", name),
+                None if fallback is None else as_dict(fallback, "fallback", name), text(kept), text(current))
+
+
 class FilterModule(object):
     """blackwell.pytorch PyTorch planning filters."""
 
@@ -112,4 +119,5 @@ class FilterModule(object):
             "torch_arch_refusal": torch_arch_refusal,
             "torch_check_summary": torch_check_summary,
             "torch_poll_report": torch_poll_report,
+            "torch_gate_failure": torch_gate_failure,
         }

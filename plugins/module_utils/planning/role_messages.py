@@ -8,6 +8,7 @@
 - arch_refusal(): why TORCH_CUDA_ARCH_LIST cannot be built, "" when it can.
 - check_summary(): torch_cuda_check's verdicts and the policy that passed.
 - poll_report(): one progress line of a background job (the source build, the pip install).
+- gate_failure(): what the gate says when torch_cuda_check fails ("" when auto builds from source instead).
 
 No Ansible import.
 """
@@ -90,3 +91,19 @@ def poll_report(what, host, seconds, finished, log_tail):
     else:
         news = pip_progress(log_tail)
     return "%s on %s: %s elapsed, %s; %s" % (what, host, elapsed(seconds), "finished" if finished else "running", news)
+
+
+def gate_failure(check, plan, fallback, kept, current):
+    """What the gate fails with when torch_cuda_check failed (check: its result, with msg and gpus).
+
+    "" when pytorch_install_method auto builds from source instead: a fallback source plan is given, the
+    failed stack came from a wheel plan and some GPU's verdict is none. That fallback's refusal when it
+    cannot work. Else the check's message and what stays: the stack `kept`, `current` not moved.
+    """
+    message = check.get("msg", "")
+    no_kernel = [gpu for gpu in check.get("gpus") or () if (gpu.get("kernel_image") or {}).get("verdict") == "none"]
+    if fallback is not None and plan.get("method") == "wheel" and no_kernel:
+        if fallback.get("error"):
+            return "the wheel has no kernel for some GPU (%s) and %s" % (message, fallback["error"])
+        return ""
+    return "%s -- %s is kept for inspection; %s was not moved." % (message, kept, current)

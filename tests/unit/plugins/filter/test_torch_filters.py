@@ -4,7 +4,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve, role_messages, source_build
 from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
@@ -46,7 +46,7 @@ def test_the_reported_plan_through_the_filter():
 
 def test_every_filter_is_there():
     assert sorted(F) == ["torch_arch_list", "torch_arch_refusal", "torch_arch_rejections", "torch_check_summary",
-                         "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress",
+                         "torch_gate_failure", "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress",
                          "torch_plan", "torch_plan_summary", "torch_poll_report"]
 
 
@@ -161,3 +161,27 @@ def test_role_message_shells():
         "s: torch 2.9.1; no GPU visible; no verdict required (no GPU in the facts): passed")
     assert F["torch_poll_report"]("", "torch build", "h", "61.7", "") == (
         "torch build on h: 0:01:01 elapsed, running; last log line: ")
+
+
+def test_gate_failure_shell():
+    failed = {"msg": "found none", "gpus": [{"kernel_image": {"verdict": "none"}}]}
+    plan = F["torch_plan"]("2.9.1", channel="cu128", gpus=[RTX5090])
+    source = F["torch_plan"]("2.9.1", channel="cu128", gpus=[RTX5090], method="source", toolkit_cuda="12.8")
+    base = {"check": failed, "plan": plan, "fallback": None, "kept": "/k", "current": "/c"}
+    result = assert_each_argument_matters(F["torch_gate_failure"], base, {
+        "check": dict(failed, msg="other"), "kept": "/k2", "current": "/c2"})
+    assert_each_argument_matters(F["torch_gate_failure"], changed(base, fallback=source), {"plan": {}, "fallback": None})
+    assert result == role_messages.gate_failure(failed, plan, None, "/k", "/c") == (
+        "found none -- /k is kept for inspection; /c was not moved.")
+    assert F["torch_gate_failure"](failed, plan, source, "/k", "/c") == ""
+    assert F["torch_gate_failure"](failed, None, source) == "found none --  is kept for inspection;  was not moved."
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"check": "failed", "plan": {}}, "torch_gate_failure: check must be a mapping, got str"),
+    ({"check": {}, "plan": []}, "torch_gate_failure: plan must be a mapping, got list"),
+    ({"check": {}, "plan": {}, "fallback": "source"}, "torch_gate_failure: fallback must be a mapping, got str"),
+])
+def test_gate_failure_errors(kwargs, message):
+    with pytest.raises(AnsibleFilterError, match="^" + message):
+        F["torch_gate_failure"](**kwargs)

@@ -103,3 +103,31 @@ def test_poll_report_of_a_build_and_of_pip():
         "torch build on bw-a: 1:02:05 elapsed, finished; last log line: ")
     pip = msgs.poll_report("pip install", "ws", 3, False, "Collecting torch==2.9.1+cu128\n")
     assert pip == "pip install on ws: 0:00:03 elapsed, running; 0 downloads, 0.0 MB; Collecting torch==2.9.1+cu128"
+
+
+FAILED = {"msg": "GPU 0 (NVIDIA GeForce RTX 5090, sm_120): min_verdict=native required, found none",
+          "gpus": [{"name": "NVIDIA GeForce RTX 5090", "sm": "sm_120", "kernel_image": {"verdict": "none"}}]}
+
+
+def test_gate_failure_keeps_the_stack_and_current():
+    assert msgs.gate_failure(FAILED, _plan(), None, "/opt/pytorch/venvs/torch-2.9.1-cu128", "/opt/pytorch/current") == (
+        FAILED["msg"] + " -- /opt/pytorch/venvs/torch-2.9.1-cu128 is kept for inspection; "
+        "/opt/pytorch/current was not moved.")
+
+
+def test_gate_failure_gives_way_to_a_source_build_only_for_a_wheel_without_kernels():
+    source = _plan(method="source", channel="", toolkit_cuda="12.8")
+    assert source["error"] is None
+    assert msgs.gate_failure(FAILED, _plan(), source, "k", "c") == ""
+    # a stack already built from source, a GPU that has a kernel, or no fallback: the check's failure stands
+    assert msgs.gate_failure(FAILED, source, source, "k", "c").endswith("-- k is kept for inspection; c was not moved.")
+    ptx = dict(FAILED, gpus=[{"kernel_image": {"verdict": "ptx_jit"}}])
+    assert msgs.gate_failure(ptx, _plan(), source, "k", "c").startswith(FAILED["msg"] + " -- k is kept")
+    assert msgs.gate_failure(dict(FAILED, gpus=None), _plan(), source, "k", "c").endswith("c was not moved.")
+
+
+def test_gate_failure_refuses_a_source_plan_that_cannot_work():
+    no_toolkit = _plan(method="source", channel="", toolkit_cuda=None)
+    assert msgs.gate_failure(FAILED, _plan(), no_toolkit, "k", "c") == (
+        "the wheel has no kernel for some GPU (%s) and %s" % (FAILED["msg"], no_toolkit["error"]))
+    assert no_toolkit["error"].startswith("a source build needs a CUDA toolkit and there is none at /usr/local/cuda")

@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pytorch role's preflight of one host in one step (the pytorch_plan module): the interpreter that
+creates the venvs, the wheelhouse / constraints / hashes paths the pip sources name, the build host,
+then the plan (resolve.resolve_stack) with its summary and, for pytorch_install_method auto, the source
+plan of the same release the gate falls back to.
+
+The module reads the host (interpreter version, paths, nvcc, the hashes file) and passes what it read
+here; everything below is pure. A refusal is returned as {"error": message}, the role's message as is.
+Runs on the target: Python 3.9, versions through common.versions (no packaging). No Ansible import.
+"""
+from __future__ import annotations
+
+import re
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, source_build
+
+MIN_PYTHON = (3, 10)
+# (role variable, option of the module, a directory is wanted)
+SOURCE_PATHS = (("pytorch_wheelhouse", "wheelhouse", True),
+                ("pytorch_constraints_file", "constraints_file", False),
+                ("pytorch_hashes_file", "hashes_file", False))
+
+
+def python_release(version_output):
+    """"Python 3.12.3" (stdout, or stderr on Python 2) -> "3.12"; "0.0" when there is no version."""
+    match = re.search(r"[0-9]+[.][0-9]+", version_output or "")
+    return match.group(0) if match else "0.0"
+
+
+def python_refusal(python, release):
+    """The refusal of an interpreter older than MIN_PYTHON, None when it is new enough."""
+    if tuple(int(part) for part in release.split(".")) >= MIN_PYTHON:
+        return None
+    return ("%s is Python %s; PyTorch stacks need 3.10 or newer: set pytorch_python to a newer interpreter."
+            % (python, release))
+
+
+def source_paths(params):
+    """The paths to look at: [{var, path, dir}] for every non-empty wheelhouse / constraints / hashes option."""
+    return [{"var": var, "path": params[option], "dir": is_dir}
+            for var, option, is_dir in SOURCE_PATHS if params.get(option)]
+
+
+def build_host_refusal(plan, build_host, play_hosts):
+    """The refusal of a build host that is not in the play (a source plan waits for its wheel)."""
+    if plan.get("method") != "source" or not build_host or build_host in play_hosts:
+        return None
+    return ("pytorch_build_host %s is not among this play's hosts (%s): the others would wait for a wheel nobody "
+            "builds." % (build_host, ", ".join(play_hosts)))
+
+
+def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse):
+    """Check the inputs of one host and plan its stack.
+
+    params: the module's options (python, version, channel, torchvision, torchaudio, companions, gpus,
+    driver_cuda, method, local_label, cuda_home, host, build_host, play_hosts); python_version_output:
+    what `<python> --version` printed; path_stats: [{"item": {var, path, dir}, "stat": {exists, isdir,
+    isreg}}] for source_paths(params); nvcc_output: what `<cuda_home>/bin/nvcc --version` printed, None
+    when it was not run or is not there.
+
+    Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
+    "python_version"}. fallback is the source plan of the same release for method auto and a wheel plan
+    (its own "error" when it cannot work), else None.
+    """
+    release = python_release(python_version_output)
+    refusal = python_refusal(params["python"], release)
+    if refusal:
+        return {"error": refusal}
+    missing = role_messages.missing_paths(path_stats, params["host"])
+    if missing:
+        return {"error": " ".join(missing)}
+    builds = not params["build_host"] or params["build_host"] == params["host"]
+    toolkit = None
+    if nvcc_output is not None:
+        toolkit = source_build.nvcc_version(nvcc_output)
+    common = dict(torchvision=params["torchvision"], torchaudio=params["torchaudio"],
+                  companions=params["companions"], gpus=params["gpus"], driver_cuda=params["driver_cuda"] or None,
+                  toolkit_cuda=toolkit, local_label=params["local_label"], cuda_home=params["cuda_home"],
+                  parse=parse)
+    plan = resolve.resolve_stack(version=params["version"], channel=params["channel"], method=params["method"],
+                                 builds=builds, **common)
+    if plan["error"] is not None:
+        return {"error": plan["error"]}
+    refusal = build_host_refusal(plan, params["build_host"], params["play_hosts"])
+    if refusal:
+        return {"error": refusal}
+    fallback = None
+    if params["method"] == "auto" and plan["method"] == "wheel":
+        fallback = resolve.resolve_stack(version=plan["torch"], channel=plan["channel"] or "", method="source",
+                                         builds=True, **common)
+    return {"error": None, "plan": plan, "summary": role_messages.plan_summary(plan), "fallback": fallback,
+            "builds": builds, "toolkit_cuda": toolkit, "python_version": release}

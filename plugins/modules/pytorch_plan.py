@@ -1,0 +1,219 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: pytorch_plan
+short_description: Check a host's inputs for a PyTorch stack and plan the stack, changing nothing
+version_added: 0.2.0
+description:
+  - The pytorch role's preflight in one call. Refuses an interpreter O(python) older than Python 3.10, an
+    O(wheelhouse) that is not a directory and an O(constraints_file) or O(hashes_file) that is not a file.
+  - For O(method=source) and O(method=auto) runs C(<cuda_home>/bin/nvcc --version); its CUDA release decides
+    the channel of a source build's companions (no toolkit there refuses a source build).
+  - Plans the stack (torch, channel, companions, exact pins, stack name, predicted verdicts per GPU) from the
+    collection's version matrix, and refuses a plan that cannot work, or a source plan whose O(build_host)
+    is not among O(play_hosts). Every refusal is the message the role reports.
+  - Only reads, so it runs in check mode as in a real run.
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.INFO_MODULE
+options:
+  python:
+    description: Interpreter that creates the venvs; it must be Python 3.10 or newer.
+    type: path
+    required: true
+  version:
+    description: torch release (V(2.9.1), V(2.9) for the newest patch, V(2.9.1+cu128)); empty for the default choice.
+    type: str
+    default: ""
+  channel:
+    description: CUDA channel (V(cu128), ...); empty to take it from O(version) or the default choice.
+    type: str
+    default: ""
+  torchvision:
+    description: Explicit torchvision version; empty follows torch.
+    type: str
+    default: ""
+  torchaudio:
+    description: Explicit torchaudio version; empty follows torch.
+    type: str
+    default: ""
+  companions:
+    description: Companions installed with torch.
+    type: list
+    elements: str
+    choices: [torchvision, torchaudio]
+    default: [torchvision, torchaudio]
+  gpus:
+    description: GPUs to plan for, in the shape of C(ansible_facts.nvidia_gpus).
+    type: list
+    elements: dict
+    default: []
+  driver_cuda:
+    description: CUDA version the driver supports (V(13.0)); empty when unknown.
+    type: str
+    default: ""
+  method:
+    description: V(wheel), V(source), or V(auto) (wheels; a source build when they have no kernel for some GPU).
+    type: str
+    choices: [wheel, source, auto]
+    default: wheel
+  local_label:
+    description: Pin with the channel's local label (C(torch==2.9.1+cu128)).
+    type: bool
+    default: true
+  cuda_home:
+    description: The toolkit a source build uses.
+    type: path
+    default: /usr/local/cuda
+  wheelhouse:
+    description: A directory of wheels pip installs from; it must exist. Empty for none.
+    type: path
+    default: ""
+  constraints_file:
+    description: A pip constraints file; it must exist. Empty for none.
+    type: path
+    default: ""
+  hashes_file:
+    description: A requirements file with C(--hash) lines; it must exist, and its text is returned. Empty for none.
+    type: path
+    default: ""
+  host:
+    description: This host's inventory name (refusals name it; it builds when it is O(build_host)).
+    type: str
+    required: true
+  build_host:
+    description: The host that builds torch for the play (source builds); empty when every host builds.
+    type: str
+    default: ""
+  play_hosts:
+    description: The play's hosts; O(build_host) must be one of them for a source plan.
+    type: list
+    elements: str
+    default: []
+"""
+
+EXAMPLES = r"""
+- name: Check and plan the stack
+  blackwell.pytorch.pytorch_plan:
+    python: /usr/bin/python3
+    version: "2.9.1"
+    channel: cu128
+    gpus: "{{ ansible_facts['nvidia_gpus'] }}"
+    driver_cuda: "13.0"
+    host: "{{ inventory_hostname }}"
+  register: planned
+
+- name: Report it
+  ansible.builtin.debug:
+    msg: "{{ planned.summary }}"
+"""
+
+RETURN = r"""
+plan:
+  description: The plan (torch, channel, cuda, companions, pins, expected, stack, method, build_version, verdicts, reason, warnings).
+  returned: success
+  type: dict
+  sample: {stack: torch-2.9.1-cu128, method: wheel, pins: [torch==2.9.1+cu128, torchaudio==2.9.1+cu128]}
+summary:
+  description: The plan in one line.
+  returned: success
+  type: str
+  sample: "torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ...; torch 2.9.1 as requested; predicted: GPU 0 (...) native"
+fallback:
+  description: For O(method=auto) and a wheel plan, the source plan of the same release (its C(error) set when it cannot work); else null.
+  returned: success
+  type: dict
+builds:
+  description: Whether this host builds (no O(build_host), or this host is it).
+  returned: success
+  type: bool
+toolkit_cuda:
+  description: The CUDA release of C(<cuda_home>/bin/nvcc) (null when it was not asked or is not there).
+  returned: success
+  type: str
+  sample: "12.8"
+python_version:
+  description: The release of O(python).
+  returned: success
+  type: str
+  sample: "3.12"
+hashes_text:
+  description: The text of O(hashes_file) ("" without one), to check against the plan that is installed.
+  returned: success
+  type: str
+check_mode:
+  description: Whether this ran in check mode (a role included with C(apply) cannot see that otherwise).
+  returned: always
+  type: bool
+"""
+
+import os
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
+
+
+def look(path):
+    """stat's fields the refusals read (links followed), for a path that may not exist."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return {"exists": False}
+    return {"exists": True, "isdir": stat.S_ISDIR(mode), "isreg": stat.S_ISREG(mode)}
+
+
+def output(module, argv):
+    """(stdout, stderr) of argv; its exit status does not matter, the text is read."""
+    rc, out, err = module.run_command(argv)
+    return out, err
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            python=dict(type="path", required=True), version=dict(type="str", default=""),
+            channel=dict(type="str", default=""), torchvision=dict(type="str", default=""),
+            torchaudio=dict(type="str", default=""),
+            companions=dict(type="list", elements="str", choices=["torchvision", "torchaudio"],
+                            default=["torchvision", "torchaudio"]),
+            gpus=dict(type="list", elements="dict", default=[]), driver_cuda=dict(type="str", default=""),
+            method=dict(type="str", choices=["wheel", "source", "auto"], default="wheel"),
+            local_label=dict(type="bool", default=True), cuda_home=dict(type="path", default="/usr/local/cuda"),
+            wheelhouse=dict(type="path", default=""), constraints_file=dict(type="path", default=""),
+            hashes_file=dict(type="path", default=""), host=dict(type="str", required=True),
+            build_host=dict(type="str", default=""), play_hosts=dict(type="list", elements="str", default=[])),
+        supports_check_mode=True)
+    params = module.params
+    result = {"changed": False, "check_mode": module.check_mode}
+    if not os.path.exists(params["python"]):
+        module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
+                             "Python 3.10 or newer." % (params["python"], params["host"]), **result)
+    version_output = "%s %s" % output(module, [params["python"], "--version"])  # stderr on Python 2
+    stats = [{"item": item, "stat": look(item["path"])} for item in host_plan.source_paths(params)]
+    nvcc = os.path.join(params["cuda_home"], "bin", "nvcc")
+    nvcc_output = None
+    if params["method"] != "wheel" and os.path.exists(nvcc):
+        nvcc_output = output(module, [nvcc, "--version"])[0]
+    planned = host_plan.plan_host(params, version_output, stats, nvcc_output)
+    error = planned.pop("error")
+    if error:
+        module.fail_json(msg=error, **result)
+    hashes = ""
+    if params["hashes_file"]:
+        with open(params["hashes_file"]) as handle:
+            hashes = handle.read()
+    result.update(planned, hashes_text=hashes)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan, resolve, role_messages
+
+RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
+NVCC = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.8, V12.8.93\n"
+PARAMS = {"python": "/usr/bin/python3", "version": "2.9.1", "channel": "cu128", "torchvision": "", "torchaudio": "",
+          "companions": ["torchvision", "torchaudio"], "gpus": [RTX_5090], "driver_cuda": "13.0", "method": "wheel",
+          "local_label": True, "cuda_home": "/usr/local/cuda", "wheelhouse": "", "constraints_file": "",
+          "hashes_file": "", "host": "ws-1", "build_host": "", "play_hosts": ["ws-1", "ws-2"]}
+
+
+def plan_host(python="Python 3.12.3\n", stats=(), nvcc=None, **changes):
+    return host_plan.plan_host(dict(PARAMS, **changes), python, list(stats), nvcc)
+
+
+@pytest.mark.parametrize("output,release", [("Python 3.12.3", "3.12"), ("Python 3.10.0rc1", "3.10"),
+                                            ("  Python 2.7.18", "2.7"), ("", "0.0"), ("not python", "0.0")])
+def test_python_release(output, release):
+    assert host_plan.python_release(output) == release
+
+
+def test_old_python_is_refused_with_the_role_message():
+    assert plan_host(python=" Python 3.9.2\n") == {"error": (
+        "/usr/bin/python3 is Python 3.9; PyTorch stacks need 3.10 or newer: set pytorch_python to a newer "
+        "interpreter.")}
+    assert plan_host(python="")["error"].startswith("/usr/bin/python3 is Python 0.0;")
+    assert host_plan.python_refusal("/p", "3.10") is None and host_plan.python_refusal("/p", "4.0") is None
+
+
+def test_source_paths_only_the_given_ones():
+    params = dict(PARAMS, wheelhouse="/srv/wheels", hashes_file="/etc/h.txt")
+    assert host_plan.source_paths(params) == [
+        {"var": "pytorch_wheelhouse", "path": "/srv/wheels", "dir": True},
+        {"var": "pytorch_hashes_file", "path": "/etc/h.txt", "dir": False}]
+    assert host_plan.source_paths(PARAMS) == []
+
+
+def test_missing_paths_are_refused_together():
+    stats = [{"item": {"var": "pytorch_wheelhouse", "path": "/w", "dir": True}, "stat": {"exists": False}},
+             {"item": {"var": "pytorch_hashes_file", "path": "/h", "dir": False},
+              "stat": {"exists": True, "isdir": True, "isreg": False}}]
+    assert plan_host(stats=stats) == {"error": "pytorch_wheelhouse /w is not a directory on ws-1. "
+                                               "pytorch_hashes_file /h is not a file on ws-1."}
+    good = [{"item": stats[0]["item"], "stat": {"exists": True, "isdir": True, "isreg": False}}]
+    assert plan_host(stats=good)["error"] is None
+
+
+def test_a_wheel_plan_is_resolve_stack_with_its_summary():
+    planned = plan_host()
+    expected = resolve.resolve_stack("2.9.1", "cu128", gpus=[RTX_5090], driver_cuda="13.0")
+    assert planned == {"error": None, "plan": expected, "summary": role_messages.plan_summary(expected),
+                       "fallback": None, "builds": True, "toolkit_cuda": None, "python_version": "3.12"}
+    assert planned["summary"].startswith("torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ")
+
+
+def test_plan_refusals_come_through_as_they_are():
+    assert plan_host(version="2.5.1")["error"].startswith("torch 2.5.1 is not in the version matrix")
+    assert plan_host(channel="cu126")["error"].startswith("channel cu126 has no kernels for GPU 0")
+    assert plan_host(method="source")["error"].startswith(
+        "a source build needs a CUDA toolkit and there is none at /usr/local/cuda (no bin/nvcc)")
+
+
+def test_a_source_plan_reads_the_toolkit():
+    planned = plan_host(method="source", channel="", nvcc=NVCC)
+    assert planned["toolkit_cuda"] == "12.8" and planned["plan"]["stack"] == "torch-2.9.1-src"
+    assert planned["plan"]["pins"] == ["torch==2.9.1+src", "torchaudio==2.9.1+cu128", "torchvision==0.24.1+cu128"]
+    assert planned["fallback"] is None
+
+
+def test_a_host_that_does_not_build_plans_without_a_toolkit():
+    planned = plan_host(method="source", channel="", build_host="ws-2")
+    assert planned["error"] is None and not planned["builds"] and planned["plan"]["method"] == "source"
+    assert plan_host(method="source", channel="", build_host="ws-1", nvcc=NVCC)["builds"]
+
+
+def test_a_build_host_outside_the_play_is_refused_for_source_plans_only():
+    assert plan_host(method="source", channel="", build_host="ws-9")["error"] == (
+        "pytorch_build_host ws-9 is not among this play's hosts (ws-1, ws-2): the others would wait for a wheel "
+        "nobody builds.")
+    assert plan_host(build_host="ws-9")["error"] is None
+
+
+def test_auto_carries_the_source_plan_of_the_same_release():
+    planned = plan_host(method="auto", nvcc=NVCC)
+    assert planned["plan"]["method"] == "wheel"
+    source = resolve.resolve_stack("2.9.1", "cu128", gpus=[RTX_5090], driver_cuda="13.0", method="source",
+                                   toolkit_cuda="12.8")
+    assert planned["fallback"] == source
+    assert planned["fallback"]["stack"] == "torch-2.9.1-src"
+    no_toolkit = plan_host(method="auto")["fallback"]
+    assert no_toolkit["error"].startswith("a source build needs a CUDA toolkit")
+    # the table already says cu126 has no kernel for sm_120: auto plans the source build itself
+    assert plan_host(method="auto", channel="cu126", nvcc=NVCC)["plan"]["method"] == "source"
+    assert plan_host(method="auto", channel="cu126", nvcc=NVCC)["fallback"] is None
