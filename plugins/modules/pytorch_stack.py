@@ -117,6 +117,7 @@ missing: {description: What differed from O(expected) before the pip call., retu
 versions: {description: What the imports report., returned: state present, type: dict}
 links: {description: Where current and previous point after the change (or would)., returned: always, type: dict}
 removed: {description: Stacks deleted (or that would be)., returned: state pruned, type: list}
+stacks: {description: "The stacks under O(root) afterwards (in check mode: now), by name.", returned: always, type: list, elements: str, version_added: 0.3.0}
 """
 
 import os
@@ -190,6 +191,7 @@ def main():
     except (StackError, ValueError, OSError) as exc:
         module.fail_json(msg=str(exc), **result)
     result.setdefault("links", lifecycle.read_links(root) if os.path.isdir(root) else {})
+    result["stacks"] = [entry["name"] for entry in lifecycle.list_stacks(root)]
     module.exit_json(**result)
 
 

@@ -92,6 +92,7 @@ def test_present_in_check_mode_creates_nothing(tmp_path, run_module):
         "root": str(tmp_path), "state": "present", "stack": "torch-2.9.1-cu128", "python": sys.executable,
         "expected": {"torch": "2.9.1+cu128"}, "pip_args": ["torch==2.9.1+cu128"], "_ansible_check_mode": True})
     assert status == "exit" and result["changed"] and result["created"] and not (tmp_path / "venvs").exists()
+    assert result["stacks"] == []
 
 
 def test_the_end_of_a_run_is_marked_with_its_id(tmp_path):
@@ -135,6 +136,11 @@ def test_adopted_again_reads_the_version_from_files_without_importing_torch(tmp_
     status, result = run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": str(env)})
     assert status == "exit" and not result["changed"] and result["stack"] == "torch-2.11.0-cu130"
     assert not runs.exists()
+    # what the role reads to skip the switch and the pruning on a converged host
+    assert result["stacks"] == ["torch-2.11.0-cu130"] and result["links"]["current"] is None
+    os.symlink("venvs/torch-2.11.0-cu130", str(root / "current"))
+    status, result = run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": str(env)})
+    assert result["links"] == {"current": "venvs/torch-2.11.0-cu130", "previous": None}
 
 
 def test_adopted_imports_torch_when_the_link_is_missing_or_names_another_version(tmp_path, run_module):
