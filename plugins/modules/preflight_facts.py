@@ -11,8 +11,9 @@ short_description: Read in one call everything a host must show before GPU provi
 version_added: 0.3.0
 description:
   - Reads, without changing anything, what the C(blackwell.pytorch.preflight) role checks, that is NVIDIA
-    GPUs on the PCI bus and the loaded driver (sysfs and procfs, no NVML, as
-    M(blackwell.pytorch.gpu_facts) with O(blackwell.pytorch.gpu_facts#module:nvml=never)), the
+    GPUs and the loaded driver (the PCI bus and procfs as M(blackwell.pytorch.gpu_facts) reads them
+    without NVML; NVML's facts instead when the module's own Python imports C(nvidia-ml-py) and a driver
+    answers), whether that Python imports C(nvidia-ml-py), the
     Secure Boot state (as M(blackwell.pytorch.secure_boot_facts)), the running kernel's headers and
     whether their package can be installed (asked of apt's or dnf's cache, nothing downloaded),
     free disk where paths will live (as M(blackwell.pytorch.disk_space_info)) and whether
@@ -102,21 +103,34 @@ nouveau_loaded:
   description: Whether the nouveau kernel module is loaded.
   returned: always
   type: bool
+python:
+  description: The interpreter the module ran with.
+  returned: always
+  type: dict
+  contains:
+    executable: {description: Its path., type: str}
+    pynvml: {description: "Whether it imports C(nvidia-ml-py) (the C(blackwell.pytorch.tools) role then needs no venv).", type: bool}
 """
 
 import os
 import platform
+import sys
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import bus_only_facts, read_bus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import nvml_or_bus_facts, read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_headers import (
     headers_package, headers_query, headers_report)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
     read_secure_boot, run_mokutil)
+
+try:
+    import pynvml
+except ImportError:
+    pynvml = None
 
 SYS_ROOT = "/sys"
 PROC_VERSION = "/proc/driver/nvidia/version"
@@ -164,7 +178,9 @@ def main():
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
     kernel = params["kernel"] or facts.get("ansible_kernel") or platform.release()
     on_bus, proc_text, module_loaded = read_bus(SYS_ROOT, PROC_VERSION)
-    gpus, driver = bus_only_facts(on_bus, proc_text, module_loaded, "NVML not used (preflight reads the bus)")
+    gpus, driver = nvml_or_bus_facts(on_bus, proc_text, module_loaded, pynvml,
+                                     "NVML not used (nvidia-ml-py is not installed for %s)" % sys.executable)
+    driver["python"] = sys.executable
     secure_boot = read_secure_boot(run_mokutil(module.get_bin_path, module.run_command), FIRMWARE_DIR)
     package = headers_package(os_family, kernel)
     query = query_package_manager(module, headers_query(os_family, package))
@@ -178,6 +194,7 @@ def main():
         kernel_headers=headers_report(os_family, kernel, MODULES_ROOT, query),
         disk=disk,
         nouveau_loaded=os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau")),
+        python={"executable": sys.executable, "pynvml": pynvml is not None},
     )
 
 

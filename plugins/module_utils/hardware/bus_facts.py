@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
+    merge_with_sysfs, nvml_error_text, nvml_snapshot)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import sysfs_gpus
 
 PROC_VERSION = "/proc/driver/nvidia/version"
@@ -34,3 +36,18 @@ def bus_only_facts(on_bus, proc_text, module_loaded, nvml_error):
     """(nvidia_gpus, nvidia_driver) facts from the bus and procfs alone; nvml_error says why."""
     gpus = [dict(gpu, nvml_visible=False) for gpu in on_bus]
     return gpus, driver_facts(proc_text, None, None, nvml_error, module_loaded)
+
+
+def nvml_or_bus_facts(on_bus, proc_text, module_loaded, nvml, without_nvml):
+    """(nvidia_gpus, nvidia_driver) from NVML when `nvml` (the pynvml module, or None) answers, else
+    from the bus and procfs with nvml_error saying why (`without_nvml` when pynvml is absent).
+    Never warns or fails: a caller that needs NVML uses gpu_facts."""
+    if nvml is None:
+        return bus_only_facts(on_bus, proc_text, module_loaded, without_nvml)
+    try:
+        snapshot = nvml_snapshot(nvml)
+    except nvml.NVMLError as err:
+        return bus_only_facts(on_bus, proc_text, module_loaded, nvml_error_text(err))
+    gpus = merge_with_sysfs(snapshot["gpus"], on_bus)
+    return gpus, driver_facts(proc_text, snapshot["driver_version"], snapshot["cuda_driver_version"], None,
+                              module_loaded)

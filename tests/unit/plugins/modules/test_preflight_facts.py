@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from ansible.module_utils import basic
 
+import fake_pynvml as fake
+
 from ansible_collections.blackwell.pytorch.plugins.modules import preflight_facts
 from sysfs_tree import OPEN_LINE, add_pci
 
@@ -28,6 +30,7 @@ def host(tmp_path, monkeypatch):
     monkeypatch.setattr(preflight_facts, "PROC_VERSION", str(proc))
     monkeypatch.setattr(preflight_facts, "FIRMWARE_DIR", str(firmware))
     monkeypatch.setattr(preflight_facts, "MODULES_ROOT", str(modules))
+    monkeypatch.setattr(preflight_facts, "pynvml", None)
 
     class Host:
         programs = {}  # program -> (rc, stdout)
@@ -156,3 +159,26 @@ def test_gather_minimal_returns_the_setup_modules_minimal_facts(host, run_module
 def test_without_gather_minimal_no_os_fact_is_returned(host, run_module):
     status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.1.0-13-amd64"})
     assert sorted(result["ansible_facts"]) == ["blackwell_secure_boot", "nvidia_driver", "nvidia_gpus"]
+
+
+def test_nvml_facts_when_the_interpreter_has_nvidia_ml_py(host, run_module, monkeypatch):
+    host.gpu("0000:18:00.0", 0x2330)
+    host.driver(OPEN_LINE)
+    status, result = run_module(preflight_facts, {})
+    assert result["python"]["pynvml"] is False
+    assert result["ansible_facts"]["nvidia_driver"]["source"] == "procfs"
+    assert result["ansible_facts"]["nvidia_driver"]["nvml_error"].startswith("NVML not used (nvidia-ml-py is not installed")
+    monkeypatch.setattr(preflight_facts, "pynvml", fake.FakeNVML([fake.H100]))
+    status, result = run_module(preflight_facts, {})
+    assert result["python"]["pynvml"] is True
+    (gpu,) = result["ansible_facts"]["nvidia_gpus"]
+    assert (gpu["name"], gpu["source"], gpu["nvml_visible"], gpu["uuid"] is not None) == (
+        "NVIDIA H100 80GB HBM3", "nvml", True, True)
+    driver = result["ansible_facts"]["nvidia_driver"]
+    assert (driver["source"], driver["cuda_driver_version"], driver["nvml_error"]) == ("nvml", "13.0", None)
+    # a driver that does not answer: the bus's facts, NVML's error named, no failure and no warning
+    monkeypatch.setattr(preflight_facts, "pynvml", fake.FakeNVML([], init_error=fake.NVMLError_DriverNotLoaded))
+    status, result = run_module(preflight_facts, {})
+    assert status == "exit" and result["warnings"] == []
+    assert result["ansible_facts"]["nvidia_driver"]["nvml_error"] == "NVMLError_DriverNotLoaded: Driver Not Loaded"
+    assert result["ansible_facts"]["nvidia_gpus"][0]["source"] == "sysfs"
