@@ -116,10 +116,10 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import bus_only_facts, read_bus
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import (
+    bus_only_facts, read_bus, snapshot_facts)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
-    merge_with_sysfs, nvml_error_text, nvml_snapshot)
+    nvml_error_text, nvml_snapshot)
 
 try:
     import pynvml
@@ -162,9 +162,7 @@ def gather(module, nvml_mode):
         nvml_error = "NVML not used (nvml=never)"
 
     if snapshot is not None:
-        gpus = merge_with_sysfs(snapshot["gpus"], on_bus)
-        driver = driver_facts(proc_text, snapshot["driver_version"], snapshot["cuda_driver_version"],
-                              None, module_loaded)
+        gpus, driver = snapshot_facts(snapshot, on_bus, proc_text, module_loaded)
         hidden = [gpu["pci_bus_id"] for gpu in gpus if not gpu["nvml_visible"]]
         if hidden:
             warnings.append("NVIDIA GPU(s) on the PCI bus that NVML does not list: %s. Check the "

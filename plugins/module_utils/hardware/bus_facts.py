@@ -48,6 +48,11 @@ def nvml_or_bus_facts(on_bus, proc_text, module_loaded, nvml, without_nvml):
         snapshot = nvml_snapshot(nvml)
     except nvml.NVMLError as err:
         return bus_only_facts(on_bus, proc_text, module_loaded, nvml_error_text(err))
+    return snapshot_facts(snapshot, on_bus, proc_text, module_loaded)
+
+
+def snapshot_facts(snapshot, on_bus, proc_text, module_loaded):
+    """(nvidia_gpus, nvidia_driver) from an NVML snapshot (nvml_snapshot), with the GPUs only the bus shows."""
     gpus = merge_with_sysfs(snapshot["gpus"], on_bus)
     return gpus, driver_facts(proc_text, snapshot["driver_version"], snapshot["cuda_driver_version"], None,
                               module_loaded)
