@@ -92,5 +92,6 @@ for step in "${steps[@]}"; do
 done
 cp "$reports"/*/fleet.html "$OUT/fleet.html" 2>/dev/null
 cp "$results/verify.json" "$OUT/verify.json" 2>/dev/null
+cp "$results/cuda_check.json" "$OUT/cuda_check.json" 2>/dev/null
 printf '\n%s\n' "step | rc | wall ms | verify role s | recap | result"
 printf '%s\n' "${rows[@]}"
