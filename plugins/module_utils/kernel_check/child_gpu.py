@@ -4,8 +4,7 @@
 """A GPU child of torch_cuda_check: CUDA on one GPU, then the parts it was asked for.
 
 main(argv, emit): argv = GPU index, comma-separated parts (see PARTS), and optionally the host's
-GPU lock file and the seconds to wait for it. Initialises CUDA on that GPU, lets the parts that can
-do CPU work ahead do it (PREPARE: the Triton probe's compile), takes the lock shared
+GPU lock file and the seconds to wait for it. Initialises CUDA on that GPU, takes the lock shared
 (common.gpu_lock: a benchmark never measures while these parts run), then runs each part and emits everything gathered so far after each one, so a crash in a
 later part keeps the earlier results: {"index", "init": {"status", "error"}, "phases", <part>: ...}.
 The parent sets CUDA_DISABLE_PTX_JIT / CUDA_FORCE_PTX_JIT, which must happen before CUDA
@@ -30,8 +29,6 @@ PARTS = {
     "sass": ("native_sass", "part_sass"),
     "compile": ("probes", "part_compile"),
 }
-# part -> (module, function) run before the GPU lock is taken: CPU work (compilers) a part can do ahead
-PREPARE = {"probes": ("probes", "prepare_probes")}
 _PACKAGE = __name__.rsplit(".", 1)[0]
 
 
@@ -40,9 +37,9 @@ def parse_parts(text):
     return [part for part in text.split(",") if part]
 
 
-def part_function(part, table=None):
-    """The function that runs `part` (from PARTS, or from `table` such as PREPARE)."""
-    module, function = (PARTS if table is None else table)[part]
+def part_function(part):
+    """The function that runs `part`."""
+    module, function = PARTS[part]
     return getattr(importlib.import_module("%s.%s" % (_PACKAGE, module)), function)
 
 
@@ -96,10 +93,6 @@ def main(argv, emit):
     emit(out)
     if out["init"]["status"] != "ok":
         return
-    for part in [name for name in parts if name in PREPARE]:
-        start = time.monotonic()
-        out.setdefault("prepared", {})[part] = part_function(part, PREPARE)(index, capability, out)
-        out["phases"]["prepare_" + part] = since(start)
     if len(argv) > 2 and argv[2]:
         out["gpu_lock"] = acquire(argv[2], True, float(argv[3]) if len(argv) > 3 else 30.0)
         out["phases"]["gpu_lock_wait"] = out["gpu_lock"]["waited_s"]

@@ -40,8 +40,6 @@ def axpb(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     mask = offsets < n
     tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2.0 + 1.0, mask=mask)
 """
-TRITON_N, TRITON_BLOCK, TRITON_GRID = 1000, 256, 4  # the probe's launch; prepare_probes compiles for the same
-_PREPARED = {}  # what prepare_probes made before the GPU lock, taken by the probe
 
 
 def timed(func, *args):
@@ -96,11 +94,15 @@ def probe_sdpa(dev, attr):
     return close(got, want, 2e-2)
 
 
-def load_triton_kernel():
-    """(module holding the `axpb` kernel, its folder): the source written to a file and imported."""
+def probe_triton(dev):
     import importlib.util
     import shutil
     import tempfile
+    import torch
+    try:
+        import triton
+    except ImportError as exc:
+        return {"status": "unavailable", "reason": "triton cannot be imported: %s" % err_text(exc)}
     folder = tempfile.mkdtemp(prefix="blackwell-triton-")
     try:
         path = os.path.join(folder, "blackwell_triton_probe.py")
@@ -109,40 +111,9 @@ def load_triton_kernel():
         spec = importlib.util.spec_from_file_location("blackwell_triton_probe", path)
         kernel = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(kernel)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return kernel, folder
-
-
-def prepare_probes(index, capability, out):
-    """Before the host's GPU lock (child_gpu): import Triton and compile the probe's kernel for this GPU
-    without launching it (JITFunction.warmup), so the lock is held while kernels run, not while a
-    compiler does. The probe launches the compiled kernel later; where this fails (no Triton, a
-    Triton without warmup) the probe compiles at launch as it would have; the child's `prepared` says why."""
-    start = time.monotonic()
-    try:
-        import torch
-        kernel, folder = load_triton_kernel()
-        _PREPARED["triton"] = (kernel, folder)
-        kernel.axpb.warmup(torch.float32, torch.float32, TRITON_N, BLOCK=TRITON_BLOCK, grid=(TRITON_GRID,))
-        return {"status": "ok", "seconds": since(start), "error": None}
-    except Exception as exc:
-        return {"status": "failed", "seconds": since(start), "error": err_text(exc)}
-
-
-def probe_triton(dev):
-    import shutil
-    import torch
-    try:
-        import triton
-    except ImportError as exc:
-        return {"status": "unavailable", "reason": "triton cannot be imported: %s" % err_text(exc)}
-    kernel, folder = _PREPARED.pop("triton", None) or load_triton_kernel()
-    try:
-        x = torch.arange(TRITON_N, dtype=torch.float32, device=dev)
+        x = torch.arange(1000, dtype=torch.float32, device=dev)
         y = torch.empty_like(x)
-        kernel.axpb[(TRITON_GRID,)](x, y, x.numel(), BLOCK=TRITON_BLOCK)
+        kernel.axpb[(4,)](x, y, x.numel(), BLOCK=256)
         result = close(y, x * 2.0 + 1.0, 0.0)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
