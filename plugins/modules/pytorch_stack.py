@@ -100,7 +100,7 @@ options:
         this run made is removed.
       - The pytorch role leaves it at its default; set it through C(module_defaults) to change it.
     type: float
-    default: 8
+    default: 8.0
     version_added: 0.3.0
 """
 
@@ -168,7 +168,7 @@ def main():
             build=dict(type="dict", default={}),
             log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
             timeout=dict(type="int", default=300), run_id=dict(type="str", default=""),
-            min_free_gib=dict(type="float", default=8)),
+            min_free_gib=dict(type="float", default=8.0)),
         required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
                      ("state", "adopted", ("path",))],
         supports_check_mode=True)
