@@ -19,8 +19,12 @@ def test_sizes_read_in_the_unit_that_fits():
     assert stack_space.size_text(int(12.34 * (1 << 30))) == "12.3 GiB"
 
 
+def _exists(path):
+    return path in ("/", "/opt")  # the stack's directories do not exist yet
+
+
 def test_enough_space_is_no_refusal_and_too_little_names_path_free_needed_and_variable():
-    exists = lambda path: path in ("/", "/opt")  # noqa: E731 - the stack's directories do not exist yet
+    exists = _exists
     directory = "/opt/pytorch/venvs/torch-2.9.1-cu130"
     assert stack_space.space_refusal(directory, "torch-2.9.1-cu130", 8, _fs(9 << 30), exists) is None
     text = stack_space.space_refusal(directory, "torch-2.9.1-cu130", 8, _fs(3 << 30), exists)
