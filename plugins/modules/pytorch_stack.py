@@ -72,7 +72,8 @@ options:
     default: {}
   log:
     description:
-      - File that receives pip's output while it installs, for progress reports (V(present)).
+      - File that receives pip's output while it installs, for progress reports (V(present)); mode 0600
+        (pip names the index URLs it reads).
       - When the module ends, C(<log>.rc) holds O(run_id) and the outcome (V(0) done, V(1) failed).
     type: path
   run_id:
@@ -90,6 +91,17 @@ options:
     description: Seconds the stack's interpreter may take to import the packages.
     type: int
     default: 300
+  min_free_gib:
+    description:
+      - Free space (GiB, for unprivileged users) the filesystem of a venv to be made must have first
+        (V(present)); with less, the module fails before anything is created, naming the path, the free
+        and the needed space. V(0) does not check.
+      - A step that runs out of disk all the same fails with a message that says the disk is full; the venv
+        this run made is removed.
+      - The pytorch role leaves it at its default; set it through C(module_defaults) to change it.
+    type: float
+    default: 8.0
+    version_added: 0.3.0
 """
 
 EXAMPLES = r"""
@@ -143,6 +155,7 @@ def write_end(log, run_id, done):
         os.makedirs(os.path.dirname(log), mode=0o755)
     with open(log + ".rc", "w") as handle:
         handle.write("%s %d\n" % (run_id, 0 if done else 1))
+    os.chmod(log + ".rc", 0o644)
 
 
 def main():
@@ -154,11 +167,13 @@ def main():
             pip_args=dict(type="list", elements="str", default=[]), record=dict(type="dict", default={}),
             build=dict(type="dict", default={}),
             log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
-            timeout=dict(type="int", default=300), run_id=dict(type="str", default="")),
+            timeout=dict(type="int", default=300), run_id=dict(type="str", default=""),
+            min_free_gib=dict(type="float", default=8.0)),
         required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
                      ("state", "adopted", ("path",))],
         supports_check_mode=True)
     params, root = module.params, module.params["root"]
+    os.umask(0o022)  # venvs, pip's files, links and logs get explicit modes, whatever the caller's umask
     runner = Runner(module, params["timeout"])
     result = {"changed": False}
     try:
@@ -166,7 +181,7 @@ def main():
             try:
                 result.update(install(runner, root, params["stack"], params["python"], params["expected"],
                                       params["pip_args"], params["record"], module.check_mode, params["log"],
-                                      params["build"]))
+                                      params["build"], params["min_free_gib"]))
             finally:
                 if params["log"] and not module.check_mode:
                     write_end(params["log"], params["run_id"], "stack" in result)

@@ -16,6 +16,8 @@ import shutil
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import build_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import MARKER, VENVS, verify_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_space import (
+    disk_full, disk_full_message, space_refusal)
 
 
 class StackError(Exception):
@@ -38,8 +40,12 @@ def marker_text(record):
     return json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 
-def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None, build=None):
+def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None, build=None,
+            min_free_gib=0):
     """Bring venvs/<stack> to the plan. Returns a result dict; raises StackError on a broken stack.
+
+    min_free_gib: free space the filesystem of a venv to be made must have first (else refused before
+    anything is created); a step that runs out of disk all the same is reported as a full disk.
 
     build: install_check.expected_build() of the plan; the installed torch's label, CUDA and kernels
     are checked against it before the marker is written (a stack without a marker never becomes
@@ -53,21 +59,28 @@ def install(runner, root, stack, python, expected, pip_args, record, check_mode=
     if not os.path.exists(stack_python):
         result["created"] = True
         result["missing"] = sorted("%s missing (want %s)" % item for item in expected.items())
+        refusal = space_refusal(directory, stack, min_free_gib) if min_free_gib else None
+        if refusal:
+            raise StackError(refusal)
         if check_mode:
             result["installed"] = result["marker"] = result["changed"] = True
             return result
     try:
         return _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory)
-    except StackError as exc:
+    except (StackError, OSError) as exc:  # OSError: a directory or the marker could not be written
+        text = str(exc) if isinstance(exc, StackError) else "%s: %s" % (stack, exc)
         if result["created"] and not check_mode and os.path.isdir(directory):
             shutil.rmtree(directory, ignore_errors=True)
-            raise StackError(str(exc).replace("%s kept" % directory, "%s removed" % directory))
-        raise
+            text = text.replace("%s kept" % directory, "%s removed" % directory)
+        if disk_full(text):
+            text = disk_full_message(stack, directory, text)
+        raise StackError(text)
 
 
 def _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory):
     stack_python = result["python"]
     if result["created"]:
+        os.makedirs(os.path.dirname(directory), mode=0o755, exist_ok=True)
         _run(runner, [python, "-m", "venv", directory], "create the venv %s" % directory)
     else:
         rc, out, err = runner.run([stack_python, "-m", "pip", "list", "--format=json", "--disable-pip-version-check"])

@@ -66,6 +66,14 @@ def adopt(root, path, check_mode, timeout=300):
     return {"stack": stack, "python": python, "changed": changed}
 
 
+def open_log(path):
+    """The log for writing, emptied, mode 0600 whatever the umask and whatever it had: pip's output names
+    the index URLs it reads."""
+    handle = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w")
+    os.fchmod(handle.fileno(), 0o600)
+    return handle
+
+
 class Runner(object):
     """The host side of stack_install.install() for one module run."""
 
@@ -77,7 +85,7 @@ class Runner(object):
         try:
             if not log:
                 return self.module.run_command(argv, handle_exceptions=False)
-            with open(log, "w") as handle:
+            with open_log(log) as handle:
                 rc = subprocess.call(argv, stdout=handle, stderr=subprocess.STDOUT)
         except OSError as exc:  # no such interpreter
             return 127, "", str(exc)

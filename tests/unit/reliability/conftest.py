@@ -110,3 +110,67 @@ def check_run(tmp_path_factory):
 @pytest.fixture(scope="session")
 def real_run(tmp_path_factory):
     return _play(tmp_path_factory.mktemp("real"), check=False)
+
+
+def _pypi_fixture():
+    """tests/fixtures/pypi_index/build.py as a module (make_wheel, build_stack, main)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "fixtures", "pypi_index", "build.py")
+    spec = importlib.util.spec_from_file_location("pypi_index_build", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def stand_in_wheels(tmp_path_factory):
+    """The stand-in wheels of the pytorch role's tests (tests/fixtures/pypi_index), built once: {"files", "build"}."""
+    out = tmp_path_factory.mktemp("pypi_index")
+    build = _pypi_fixture()
+    build.main(str(out))
+    return {"files": str(out / "files"), "build": build}
+
+
+STACK = "torch-2.9.1-cu128"
+STACK_BUILD = {"stack": STACK, "channel": "cu128", "cuda": "12.8", "sms": ["sm_120"], "source": False}
+
+
+def stack_args(root, wheels, **more):
+    """pytorch_stack's arguments for STACK as the pytorch role passes them (log under venvs/, pins, build)."""
+    args = {"root": str(root), "state": "present", "stack": STACK, "python": sys.executable,
+            "expected": {"torch": "2.9.1+cu128"}, "build": STACK_BUILD, "record": {"stack": STACK},
+            "pip_args": ["--no-index", "--find-links", wheels, "--only-binary", "torch", "torch==2.9.1+cu128"],
+            "log": os.path.join(str(root), "venvs", ".%s.pip.log" % STACK), "min_free_gib": 0}
+    args.update(more)
+    return args
+
+
+def _snapshot(root):
+    """What a second install would change: the venv's inode and mtime, torch's file, the pip log."""
+    venv = os.path.join(root, "venvs", STACK)
+    torch_init = [os.path.join(top, "__init__.py") for top, dirs, _names in os.walk(venv) if top.endswith("/torch")]
+    log = os.path.join(root, "venvs", ".%s.pip.log" % STACK)
+    return dict((path, (os.stat(path).st_ino, os.stat(path).st_mtime_ns)) for path in [venv, log] + torch_init)
+
+
+@pytest.fixture(scope="session")
+def stack_runs(tmp_path_factory, stand_in_wheels):
+    """A real stack through pytorch_stack under umask 000: present, then the play dies (no switch); the
+    re-run: present again, current, current again, pruned. Each step's (status, result), and snapshots."""
+    from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_stack
+    from module_run import run_module_once
+    root = tmp_path_factory.mktemp("stacks") / "pytorch"
+    steps, old = {}, os.umask(0)
+    try:
+        steps["present"] = run_module_once(pytorch_stack, stack_args(root, stand_in_wheels["files"], run_id="r1"))
+        steps["before"] = _snapshot(str(root))
+        steps["present_again"] = run_module_once(pytorch_stack, stack_args(root, stand_in_wheels["files"], run_id="r2"))
+        steps["after"] = _snapshot(str(root))
+        steps["current"] = run_module_once(pytorch_stack, {"root": str(root), "state": "current", "stack": STACK})
+        steps["current_again"] = run_module_once(pytorch_stack, {"root": str(root), "state": "current", "stack": STACK})
+        steps["pruned"] = run_module_once(pytorch_stack, {"root": str(root), "state": "pruned", "keep": 1})
+    finally:
+        os.umask(old)
+    steps["root"] = str(root)
+    return steps
