@@ -8,9 +8,9 @@ DOCUMENTATION = r"""
 ---
 module: job_follow
 short_description: Follow a background job of the pytorch role, with a progress line every interval
-version_added: 0.2.0
+version_added: 0.3.0
 description:
-  - An action that runs on the controller. It follows a job started with C(async) and C(poll: 0) whose
+  - An action that runs on the controller. It follows a job started with C(async) and C(poll=0) whose
     module writes its output to O(log) and, at its end, C(<log>.rc) starting with O(run_id)
     (M(blackwell.pytorch.pytorch_source_build), M(blackwell.pytorch.pytorch_stack)).
   - Every round waits on the target at most O(interval) seconds for that end (M(ansible.builtin.wait_for)),
@@ -33,7 +33,7 @@ attributes:
     support: none
 options:
   job:
-    description: The job's id (C(ansible_job_id) of the task registered with C(poll: 0)).
+    description: The job's id (C(ansible_job_id) of the task registered with C(poll=0)).
     type: str
     required: true
   log:
@@ -59,29 +59,28 @@ options:
 """
 
 EXAMPLES = r"""
-- name: Build the wheel in the background
-  blackwell.pytorch.pytorch_source_build:
-    tree: /srv/pytorch
-    version: 2.9.1+src
+- name: Install a stack in the background; its log and <log>.rc go to /opt/pytorch/venvs/.pip.log
+  blackwell.pytorch.pytorch_stack:
+    root: /opt/pytorch
+    state: present
+    stack: torch-2.9.1-cu128
     python: /usr/bin/python3
-    venv: /opt/pytorch/build/venv
-    wheelhouse: /opt/pytorch/wheelhouse
-    log: /opt/pytorch/build/torch-2.9.1-src.log
+    expected: {torch: 2.9.1+cu128}
+    pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128]
+    log: /opt/pytorch/venvs/.pip.log
     run_id: "{{ run }}"
-    arch_list: "8.9;12.0"
-  async: 28800
+  async: 3600
   poll: 0
-  register: build_job
+  register: install_job
 
-- name: Follow the build
+- name: Follow it, a line every 15 s (pip's downloads and last step); a failed install fails here
   blackwell.pytorch.job_follow:
-    job: "{{ build_job.ansible_job_id }}"
-    log: /opt/pytorch/build/torch-2.9.1-src.log
+    job: "{{ install_job.ansible_job_id }}"
+    log: /opt/pytorch/venvs/.pip.log
     run_id: "{{ run }}"
-    what: torch build
-    interval: 60
-    timeout: 28800
-  register: build
+    what: pip install
+    timeout: 3600
+  register: install
 """
 
 RETURN = r"""

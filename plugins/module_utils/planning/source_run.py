@@ -52,9 +52,9 @@ def free_memory_mb(meminfo_text):
     memory_mb.nocache.free; 0 when the text has none of them."""
     fields = {}
     for line in (meminfo_text or "").splitlines():
-        name, _, rest = line.partition(":")
-        if rest.split()[:1] and rest.split()[0].isdigit():
-            fields[name.strip()] = int(rest.split()[0])
+        words = line.replace(":", " ").split()
+        if len(words) > 1 and words[1].isdigit():
+            fields[words[0]] = int(words[1])
     return sum(fields.get(name, 0) for name in ("MemFree", "Buffers", "Cached")) // 1024
 
 

@@ -66,7 +66,9 @@ class Target(object):
 
     def wait_for(self, args):
         assert args["path"] == LOG + ".rc" and args["sleep"] == follow.WAIT_SLEEP
-        match = lambda: self.rc_text() is not None and re.search(args["search_regex"], self.rc_text(), re.M)
+        def match():
+            return self.rc_text() is not None and re.search(args["search_regex"], self.rc_text(), re.M)
+
         if not match() and self.ends_at is not None and self.now < self.ends_at <= self.now + args["timeout"]:
             self.now = float(self.ends_at)
         if match():
@@ -103,7 +105,7 @@ def follow_job(target, drop=None, **args):
 
 
 def modules(target):
-    return [name.split(".")[-1] for name, _ in target.calls]
+    return [call[0].split(".")[-1] for call in target.calls]
 
 
 def test_a_build_reports_every_interval_then_returns_the_jobs_result(capsys):
