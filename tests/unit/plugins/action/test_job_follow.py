@@ -66,6 +66,7 @@ class Target(object):
 
     def wait_for(self, args):
         assert args["path"] == LOG + ".rc" and args["sleep"] == follow.WAIT_SLEEP
+
         def match():
             return self.rc_text() is not None and re.search(args["search_regex"], self.rc_text(), re.M)
 
