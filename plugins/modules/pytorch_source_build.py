@@ -71,11 +71,12 @@ options:
     type: path
     default: /usr/local/cuda
   cpus:
-    description: Cores to plan C(MAX_JOBS) with.
+    description: Cores to plan C(MAX_JOBS) with; V(0) counts the host's.
     type: int
-    default: 1
+    default: 0
   memory_mb:
-    description: Available memory to plan C(MAX_JOBS) with, MiB.
+    description: Available memory to plan C(MAX_JOBS) with, MiB; V(0) reads the host's free memory
+      (C(/proc/meminfo) C(MemFree + Buffers + Cached), as C(ansible_facts.memory_mb.nocache.free) counts it).
     type: int
     default: 0
   gib_per_job:
@@ -115,8 +116,7 @@ EXAMPLES = r"""
     wheelhouse: /opt/pytorch/wheelhouse
     log: /opt/pytorch/build/torch-2.9.1-src.log
     arch_list: "8.9;12.0"
-    cpus: "{{ ansible_facts['processor_vcpus'] }}"
-    memory_mb: "{{ ansible_facts['memory_mb']['nocache']['free'] }}"
+    host: "{{ inventory_hostname }}"
   async: 28800
   poll: 0
 """
@@ -171,12 +171,13 @@ def main():
             venv=dict(type="path", required=True), wheelhouse=dict(type="path", required=True),
             log=dict(type="path", required=True), run_id=dict(type="str", default=""),
             arch_list=dict(type="str", default=""), cuda_home=dict(type="path", default="/usr/local/cuda"),
-            cpus=dict(type="int", default=1), memory_mb=dict(type="int", default=0),
+            cpus=dict(type="int", default=0), memory_mb=dict(type="int", default=0),
             gib_per_job=dict(type="float", default=4), max_jobs=dict(type="int", default=0),
             flags=dict(type="dict", default={}), env=dict(type="dict", default={}),
             pip_args=dict(type="list", elements="str", default=[]), host=dict(type="str", default="")),
         supports_check_mode=True)
-    params = module.params
+    meminfo = "" if module.params["memory_mb"] else read("/proc/meminfo")
+    params = source_run.host_resources(module.params, os.cpu_count(), meminfo if isinstance(meminfo, str) else "")
     cmake = read(os.path.join(params["tree"], source_run.CMAKE_ARCH_FILE))
     if not isinstance(cmake, str):
         module.fail_json(msg="%s has no %s (%s): is it a PyTorch source tree?" % (

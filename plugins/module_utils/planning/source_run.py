@@ -3,6 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A PyTorch source build on the build host (the pytorch_source_build module, docs/domain.md section 5).
 
+- host_resources(): the cores and the free memory (/proc/meminfo) where the options leave them at 0.
 - plan_build(): MAX_JOBS, the refusal of an arch list the tree or the toolkit cannot build (before hours
   of compiling), the build's environment and its one-line report.
 - build(): the build venv, the tree's requirements, `pip wheel` of the tree in the build venv with its
@@ -44,6 +45,25 @@ def summary(params, arch_list, jobs):
     return "building torch %s on %s from %s: TORCH_CUDA_ARCH_LIST=%s MAX_JOBS=%d (%s) CUDA_HOME=%s %s; log %s" % (
         params["version"], params["host"], params["tree"], arch_list, jobs["max_jobs"], jobs["reason"],
         params["cuda_home"], flags, params["log"])
+
+
+def free_memory_mb(meminfo_text):
+    """MiB free for a build from /proc/meminfo: MemFree + Buffers + Cached, as Ansible's facts count
+    memory_mb.nocache.free; 0 when the text has none of them."""
+    fields = {}
+    for line in (meminfo_text or "").splitlines():
+        words = line.replace(":", " ").split()
+        if len(words) > 1 and words[1].isdigit():
+            fields[words[0]] = int(words[1])
+    return sum(fields.get(name, 0) for name in ("MemFree", "Buffers", "Cached")) // 1024
+
+
+def host_resources(params, cpu_count, meminfo_text):
+    """params with cpus and memory_mb read from the host where they are 0 (the cores; free memory)."""
+    out = dict(params)
+    out["cpus"] = params["cpus"] or cpu_count or 1
+    out["memory_mb"] = params["memory_mb"] or free_memory_mb(meminfo_text)
+    return out
 
 
 def plan_build(params, cmake_text, nvcc_arch_output):

@@ -118,3 +118,23 @@ def test_a_failed_build_says_so_and_still_ends_the_poll(tmp_path):
         "step 1\nstep 2\n" % (p["wheelhouse"], p["log"])
     with open(p["log"] + ".rc") as handle:
         assert handle.read() == "17.5 2\n"
+
+
+MEMINFO = ("MemTotal:       24683656 kB\nMemFree:        19215608 kB\nMemAvailable:   23872784 kB\n"
+           "Buffers:          101364 kB\nCached:          2028896 kB\nSwapCached:            0 kB\nHugePages_Total:       0\n")
+
+
+def test_free_memory_counts_free_buffers_and_cache_as_the_facts_do():
+    assert source_run.free_memory_mb(MEMINFO) == (19215608 + 101364 + 2028896) // 1024 == 20845
+    assert source_run.free_memory_mb("MemFree: 2048 kB\n") == 2
+    assert source_run.free_memory_mb("") == source_run.free_memory_mb("garbage\nMemFree:\n") == 0
+
+
+def test_host_resources_fill_only_what_the_options_leave_at_zero():
+    given = {"cpus": 0, "memory_mb": 0, "tree": "/t"}
+    assert source_run.host_resources(given, 16, MEMINFO) == {"cpus": 16, "memory_mb": 20845, "tree": "/t"}
+    assert source_run.host_resources(dict(given, cpus=4, memory_mb=6144), 16, MEMINFO) == dict(
+        given, cpus=4, memory_mb=6144)
+    assert source_run.host_resources(dict(given, memory_mb=6144), None, "")["memory_mb"] == 6144
+    assert source_run.host_resources(given, None, "")["cpus"] == 1
+    assert given["cpus"] == 0  # the options are not changed in place

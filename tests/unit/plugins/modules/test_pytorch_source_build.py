@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_run
 from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_source_build
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
@@ -58,3 +59,18 @@ def test_builds_the_wheel_with_its_environment(tmp_path, run_module):
     log = (tmp_path / "build" / "torch-2.9.1-src.log").read_text()
     assert "-- Wrote torch-2.9.1+src-py3-none-any.whl" in log
     assert (tmp_path / "build" / "torch-2.9.1-src.log.rc").read_text() == "42 0\n"
+
+
+def test_cores_and_memory_left_at_zero_are_read_from_the_host(tmp_path, run_module):
+    args = setup(tmp_path)
+    status, result = run_module(pytorch_source_build, dict(args, cpus=0, memory_mb=0, _ansible_check_mode=True))
+    assert status == "exit", result.get("msg")
+    with open("/proc/meminfo") as handle:
+        free = source_run.free_memory_mb(handle.read())
+    assert free > 0
+    assert " MAX_JOBS=%d (%d cores, " % (result["max_jobs"], os.cpu_count()) in result["summary"]
+    # the memory the host reported a moment ago, within what a running machine frees or takes meanwhile
+    seen = int(result["summary"].split(" cores, ")[1].split(" MiB")[0])
+    assert abs(seen - free) < max(512, free // 10)
+    status, result = run_module(pytorch_source_build, dict(args, cpus=3, memory_mb=2048, _ansible_check_mode=True))
+    assert "(3 cores, 2048 MiB available / 4 GiB per job = 0: MAX_JOBS=1)" in result["summary"]

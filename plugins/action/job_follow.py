@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""job_follow: follow a background job on a target from the controller (documentation in
+plugins/modules/job_follow.py). A shell: the rounds' decisions are plugin_utils/job_follow.py's; here
+the modules run on the target (wait_for, command, async_status) and the lines are displayed."""
+from __future__ import annotations
+
+import time
+
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils import job_follow as follow
+
+display = Display()
+
+
+class ActionModule(ActionBase):
+    """Rounds of wait_for (at most one interval) and tail, a line each, then async_status."""
+
+    _supports_check_mode = False  # a check run starts no job
+    clock = staticmethod(time.monotonic)
+    sleep = staticmethod(time.sleep)
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        task_vars = task_vars or {}
+        args = self.validate_argument_spec(argument_spec=follow.ARGUMENT_SPEC)[1]
+        what, log, host = args["what"], args["log"], task_vars.get("inventory_hostname", "")
+        start, reports, seen = self.clock(), [], False
+        try:
+            while not seen:
+                wait = follow.round_wait(self.clock() - start, args["interval"], args["timeout"])
+                if not wait:
+                    break
+                seen = follow.ended(self._module("wait_for", follow.wait_args(log, args["run_id"], wait), task_vars))
+                tail = self._module("command", follow.tail_args(what, log), task_vars)
+                reports.append(follow.report(what, host, self.clock() - start, seen, tail))
+                display.display(reports[-1])
+            status = self._status(args["job"], task_vars)
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return follow.result(status, reports, what, host, self.clock() - start, log)
+
+    def _module(self, name, module_args, task_vars):
+        return self._execute_module(module_name="ansible.legacy." + name, module_args=module_args, task_vars=task_vars)
+
+    def _status(self, job, task_vars):
+        """async_status of the job (as its action plugin runs it), tried again while it has not finished."""
+        module_args = {"jid": job, "_async_dir": self._async_dir()}
+        for attempt in range(follow.RESULT_TRIES):
+            if attempt:
+                self.sleep(follow.RESULT_DELAY)
+            status = self._module("async_status", module_args, task_vars)
+            if status.get("finished"):
+                break
+        return status
+
+    def _async_dir(self):
+        return self._remote_expand_user(self.get_shell_option("async_dir", default="~/.ansible_async"))

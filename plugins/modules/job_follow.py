@@ -1,0 +1,101 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: job_follow
+short_description: Follow a background job of the pytorch role, with a progress line every interval
+version_added: 0.3.0
+description:
+  - An action that runs on the controller. It follows a job started with C(async) and C(poll=0) whose
+    module writes its output to O(log) and, at its end, C(<log>.rc) starting with O(run_id)
+    (M(blackwell.pytorch.pytorch_source_build), M(blackwell.pytorch.pytorch_stack)).
+  - Every round waits on the target at most O(interval) seconds for that end (M(ansible.builtin.wait_for)),
+    reads the end of O(log) (C(tail)) and displays a line at normal verbosity, C(<what> on <host>
+    H:MM:SS elapsed, running|finished; <news>), the news being the build's last log line or pip's progress
+    (the text of the C(blackwell.pytorch.torch_poll_report) filter).
+  - After the round that sees the end, or after O(timeout) seconds, M(ansible.builtin.async_status) gives
+    the job's result, which becomes this task's result with RV(reports) added; a failed job fails here
+    with its message, a job that has not ended fails with how long it was followed and where its log is.
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+attributes:
+  check_mode:
+    support: none
+    details:
+      - Follows a job that a check run does not start; skip it there.
+  diff_mode:
+    support: none
+options:
+  job:
+    description: The job's id (C(ansible_job_id) of the task registered with C(poll=0)).
+    type: str
+    required: true
+  log:
+    description: The job's log on the target.
+    type: str
+    required: true
+  run_id:
+    description: What C(<log>.rc) starts with at this run's end (an earlier run's file does not count).
+    type: str
+    default: ""
+  what:
+    description: C(torch build) (the news is the log's last line) or C(pip install) (pip's progress).
+    type: str
+    required: true
+  interval:
+    description: Seconds between two progress lines.
+    type: int
+    default: 15
+  timeout:
+    description: Seconds after which the job is no longer followed (the job's C(async) limit).
+    type: int
+    required: true
+"""
+
+EXAMPLES = r"""
+- name: Install a stack in the background; its log and <log>.rc go to /opt/pytorch/venvs/.pip.log
+  blackwell.pytorch.pytorch_stack:
+    root: /opt/pytorch
+    state: present
+    stack: torch-2.9.1-cu128
+    python: /usr/bin/python3
+    expected: {torch: 2.9.1+cu128}
+    pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128]
+    log: /opt/pytorch/venvs/.pip.log
+    run_id: "{{ run }}"
+  async: 3600
+  poll: 0
+  register: install_job
+
+- name: Follow it, a line every 15 s (pip's downloads and last step); a failed install fails here
+  blackwell.pytorch.job_follow:
+    job: "{{ install_job.ansible_job_id }}"
+    log: /opt/pytorch/venvs/.pip.log
+    run_id: "{{ run }}"
+    what: pip install
+    timeout: 3600
+  register: install
+"""
+
+RETURN = r"""
+reports:
+  description: The progress lines, one a round, the last one saying C(finished) when the end was seen.
+  returned: always
+  type: list
+  elements: str
+  sample: ["torch build on ws-01: 0:01:00 elapsed, running; last log line: [12/2400] Building CUDA object ..."]
+finished:
+  description: Whether the job has ended (from M(ansible.builtin.async_status)).
+  returned: always
+  type: bool
+ansible_job_id:
+  description: The job's id.
+  returned: always
+  type: str
+"""

@@ -1,0 +1,74 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The decisions of the job_follow action (plugins/action/job_follow.py), which follows a background job
+of the pytorch role (the source build, the pip install) from the controller.
+
+Every round waits on the target, at most one interval, for <log>.rc to start with the run's id (the
+module writes it last), reads the end of the log and reports a line (role_messages.poll_report); the
+round that sees the end, or the deadline, ends the loop; then async_status gives the job's result.
+Pure functions: the action runs the modules and keeps the time.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
+
+ARGUMENT_SPEC = {
+    "job": {"type": "str", "required": True},
+    "log": {"type": "str", "required": True},
+    "run_id": {"type": "str", "default": ""},
+    "what": {"type": "str", "required": True},
+    "interval": {"type": "int", "default": 15},
+    "timeout": {"type": "int", "required": True},
+}
+TAIL_LINES = {role_messages.BUILD: 1}  # the build reports its last line; pip's progress needs more of its log
+DEFAULT_TAIL_LINES = 400
+RESULT_TRIES = 3  # async_status after the end was seen: the job's wrapper may still be writing its result
+RESULT_DELAY = 2
+WAIT_SLEEP = 2  # wait_for's own polling of <log>.rc, seconds
+
+
+def round_wait(elapsed, interval, timeout):
+    """Seconds the next round waits for the end: the interval, less near the deadline (at least 1);
+    0 when the deadline has passed (no further round)."""
+    left = timeout - elapsed
+    if left <= 0:
+        return 0
+    return max(1, min(int(interval), int(math.ceil(left))))
+
+
+def wait_args(log, run_id, seconds):
+    """wait_for's arguments of one round: <log>.rc starting with the run's id, at most `seconds`."""
+    return {"path": log + ".rc", "search_regex": "^" + re.escape(run_id), "timeout": int(seconds),
+            "sleep": WAIT_SLEEP}
+
+
+def tail_args(what, log):
+    """command's arguments that read the end of the log."""
+    return {"argv": ["tail", "-n", str(TAIL_LINES.get(what, DEFAULT_TAIL_LINES)), log]}
+
+
+def ended(wait_result):
+    """Whether wait_for found the end (a timeout, or no such file yet, is a failed wait_for)."""
+    return not wait_result.get("failed") and not wait_result.get("unreachable")
+
+
+def report(what, host, seconds, finished, tail_result):
+    """The round's progress line; a log that is not there yet reads as empty."""
+    log_tail = tail_result.get("stdout") if not tail_result.get("failed") else ""
+    return role_messages.poll_report(what, host, seconds, finished, log_tail or "")
+
+
+def result(status, reports, what, host, seconds, log):
+    """The task's result: the job's (async_status: its return values, changed, failed and msg) with the
+    reports; a job that has not finished fails with how long it was followed and where its log is."""
+    out = dict(status)
+    out["reports"] = list(reports)
+    if not status.get("finished"):
+        why = " (async_status: %s)" % status["msg"] if status.get("msg") else ""
+        out.update(failed=True, changed=False, msg="%s on %s has not ended after %s; see %s%s" % (
+            what, host, role_messages.elapsed(seconds), log, why))
+    return out
