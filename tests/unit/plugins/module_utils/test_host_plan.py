@@ -54,7 +54,8 @@ def test_missing_paths_are_refused_together():
 def test_a_wheel_plan_is_resolve_stack_with_its_summary():
     planned = plan_host()
     expected = resolve.resolve_stack("2.9.1", "cu128", gpus=[RTX_5090], driver_cuda="13.0")
-    assert planned == {"error": None, "plan": expected, "summary": role_messages.plan_summary(expected),
+    summary = role_messages.plan_summary(expected) + "; planned from the version table (planning/matrix.py)"
+    assert planned == {"error": None, "plan": expected, "summary": summary,
                        "fallback": None, "builds": True, "toolkit_cuda": None, "python_version": "3.12"}
     assert planned["summary"].startswith("torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ")
 

@@ -57,8 +57,12 @@ def test_refuses_missing_paths_and_returns_the_hashes_text(tmp_path, run_module)
     os.symlink(str(tmp_path / "wheels"), str(tmp_path / "link"))
     hashes = tmp_path / "hashes.txt"
     hashes.write_text("torch==2.9.1+cu128 --hash=sha256:00\n")
-    status, result = run_module(pytorch_plan, args(wheelhouse=str(tmp_path / "link"), hashes_file=str(hashes)))
+    status, result = run_module(pytorch_plan, args(hashes_file=str(hashes)))
     assert status == "exit" and result["hashes_text"] == "torch==2.9.1+cu128 --hash=sha256:00\n"
+    status, result = run_module(pytorch_plan, args(wheelhouse=str(tmp_path / "link")))  # there: pip's only source
+    assert status == "fail" and result["msg"].startswith(
+        "package index %s could not be read: it lists no torch wheel for cp%d%d on Linux " % (
+            tmp_path / "link", sys.version_info[0], sys.version_info[1]))
 
 
 def test_reads_the_toolkit_for_source_and_auto_only(tmp_path, run_module):
