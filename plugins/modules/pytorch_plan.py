@@ -163,7 +163,9 @@ summary:
   description: The plan in one line.
   returned: success
   type: str
-  sample: "torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ...; predicted: GPU 0 (...) native; planned from index https://download.pytorch.org/whl/cu128 (3 requests, 0.52 s)"
+  sample: >-
+    torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ...; predicted: GPU 0 (...) native;
+    planned from index https://download.pytorch.org/whl/cu128 (3 requests, 0.52 s)
 fallback:
   description: For O(method=auto) and a wheel plan, the source plan of the same release (its C(error) set when it cannot work); else null.
   returned: success

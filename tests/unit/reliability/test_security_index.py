@@ -20,6 +20,10 @@ from recap import recap
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 
 
+def secret_url(url):
+    return url.replace("http://", "http://lab:%s@" % SECRET)
+
+
 @pytest.fixture(scope="module")
 def index_run(tmp_path_factory):
     tree = wheel_index_fixture.build(str(tmp_path_factory.mktemp("indexes")))
@@ -29,7 +33,6 @@ def index_run(tmp_path_factory):
     python311 = tmp_path / "python3.11"  # the fixture index holds cp311 wheels: plan for that interpreter
     python311.write_text("#!/bin/sh\necho 'Python 3.11.9'\n")
     python311.chmod(0o755)
-    secret_url = lambda url: url.replace("http://", "http://lab:%s@" % SECRET)  # noqa: E731
     plan = {"python": str(python311), "version": "2.9.1", "gpus": [RTX_5090], "driver_cuda": "13.0",
             "host": "{{ inventory_hostname }}", "index": "{{ rely_index }}", "channel_base": "{{ rely_base }}",
             "extra_indexes": ["{{ rely_extra }}"], "proxy": "{{ rely_proxy }}", "index_timeout": 5,
