@@ -15,9 +15,9 @@ description:
   - For O(method=source) and O(method=auto) runs C(<cuda_home>/bin/nvcc --version); its CUDA release decides
     the channel of a source build's companions (no toolkit there refuses a source build).
   - Plans the stack (torch, channel, companions, exact pins, stack name, predicted verdicts per GPU) from the
-    index pip will read, for the interpreter's CPython and this host's machine: O(wheelhouse) when set (pip
+    index pip will read, for the interpreter's CPython and this host's machine, O(wheelhouse) when set (pip
     gets C(--no-index)), else O(index), else C(<channel_base>/<channel>) with the channel of the version
-    table's plan (one build per channel index: the index confirms the version and its companions). A
+    table's plan (one build per channel index; the index confirms the version and its companions). A
     source build, or no index given, plans from the collection's version matrix. An index that cannot be
     read is a refusal unless O(offline_fallback).
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
