@@ -15,8 +15,15 @@ description:
   - For O(method=source) and O(method=auto) runs C(<cuda_home>/bin/nvcc --version); its CUDA release decides
     the channel of a source build's companions (no toolkit there refuses a source build).
   - Plans the stack (torch, channel, companions, exact pins, stack name, predicted verdicts per GPU) from the
-    collection's version matrix, and refuses a plan that cannot work, or a source plan whose O(build_host)
-    is not among O(play_hosts). Every refusal is the message the role reports.
+    index pip will read, for the interpreter's CPython and this host's machine, O(wheelhouse) when set (pip
+    gets C(--no-index)), else O(index), else C(<channel_base>/<channel>) with the channel of the version
+    table's plan (one build per channel index; the index confirms the version and its companions). A
+    source build, or no index given, plans from the collection's version matrix. An index that cannot be
+    read is a refusal unless O(offline_fallback).
+  - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
+    Every refusal is the message the role reports.
+  - The secret part of a URL (C(user:password@), a token) in O(index), O(channel_base), O(extra_indexes)
+    and O(proxy) never appears in the result or a message.
   - Only reads, so it runs in check mode as in a real run.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
@@ -84,6 +91,37 @@ options:
     description: A requirements file with C(--hash) lines; it must exist, and its text is returned. Empty for none.
     type: path
     default: ""
+  index:
+    description: The full index URL pip reads (C(pytorch_index_url), e.g. V(https://pypi.org/simple)); empty for none.
+    type: str
+    default: ""
+    version_added: 0.3.0
+  channel_base:
+    description: Base of the per-channel indexes (C(pytorch_channel_base_url)); empty plans from the version table.
+    type: str
+    default: ""
+    version_added: 0.3.0
+  extra_indexes:
+    description: Extra index URLs pip also reads; only their credentials are used here (masked in the output).
+    type: list
+    elements: str
+    default: []
+    version_added: 0.3.0
+  proxy:
+    description: http(s) proxy for reading the index (C(pytorch_proxy)); empty for the proxy environment variables.
+    type: str
+    default: ""
+    version_added: 0.3.0
+  offline_fallback:
+    description: Plan from the version table when the index cannot be read (a warning says so) instead of refusing.
+    type: bool
+    default: false
+    version_added: 0.3.0
+  index_timeout:
+    description: Seconds each request to the index may take.
+    type: int
+    default: 30
+    version_added: 0.3.0
   host:
     description: This host's inventory name (refusals name it; it builds when it is O(build_host)).
     type: str
@@ -125,7 +163,9 @@ summary:
   description: The plan in one line.
   returned: success
   type: str
-  sample: "torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ...; torch 2.9.1 as requested; predicted: GPU 0 (...) native"
+  sample: >-
+    torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ...; predicted: GPU 0 (...) native;
+    planned from index https://download.pytorch.org/whl/cu128 (3 requests, 0.52 s)
 fallback:
   description: For O(method=auto) and a wheel plan, the source plan of the same release (its C(error) set when it cannot work); else null.
   returned: success
@@ -154,12 +194,16 @@ check_mode:
   type: bool
 """
 
+import functools
 import os
+import platform
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import plan_from_index
 
 
 def look(path):
@@ -190,9 +234,15 @@ def main():
             local_label=dict(type="bool", default=True), cuda_home=dict(type="path", default="/usr/local/cuda"),
             wheelhouse=dict(type="path", default=""), constraints_file=dict(type="path", default=""),
             hashes_file=dict(type="path", default=""), host=dict(type="str", required=True),
-            build_host=dict(type="str", default=""), play_hosts=dict(type="list", elements="str", default=[])),
+            build_host=dict(type="str", default=""), play_hosts=dict(type="list", elements="str", default=[]),
+            index=dict(type="str", default=""), channel_base=dict(type="str", default=""),
+            extra_indexes=dict(type="list", elements="str", default=[]),
+            proxy=dict(type="str", default="", no_log=True), offline_fallback=dict(type="bool", default=False),
+            index_timeout=dict(type="int", default=30)),
         supports_check_mode=True)
     params = module.params
+    module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
+                                             params["proxy"]]))
     result = {"changed": False, "check_mode": module.check_mode}
     if not os.path.exists(params["python"]):
         module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
@@ -203,7 +253,12 @@ def main():
     nvcc_output = None
     if params["method"] != "wheel" and os.path.exists(nvcc):
         nvcc_output = output(module, [nvcc, "--version"])[0]
-    planned = host_plan.plan_host(params, version_output, stats, nvcc_output)
+    planner = functools.partial(plan_from_index, platform=platform.machine(), timeout=params["index_timeout"],
+                                offline_fallback=params["offline_fallback"], proxy=params["proxy"])
+    planned = host_plan.plan_host(params, version_output, stats, nvcc_output, index_planner=planner)
+    for warning in (planned.get("plan") or {}).get("warnings") or ():
+        if warning.endswith("planned from the version table instead"):  # offline_fallback took over
+            module.warn(warning)
     error = planned.pop("error")
     if error:
         module.fail_json(msg=error, **result)

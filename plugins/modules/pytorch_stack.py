@@ -51,7 +51,10 @@ options:
     type: dict
     default: {}
   pip_args:
-    description: Arguments after C(pip install) (index or wheelhouse, options, pins or the hashes file).
+    description:
+      - Arguments after C(pip install) (index or wheelhouse, options, pins or the hashes file).
+      - The secret part of a URL among them (C(https://user:password@host/simple), a proxy's) never appears in
+        the result, a message or the log the module returns.
     type: list
     elements: str
     default: []
@@ -136,6 +139,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError, install
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import Runner
@@ -174,6 +178,7 @@ def main():
         supports_check_mode=True)
     params, root = module.params, module.params["root"]
     os.umask(0o022)  # venvs, pip's files, links and logs get explicit modes, whatever the caller's umask
+    module.no_log_values.update(url_secrets(params["pip_args"]))  # user:password@ of an index or proxy URL
     runner = Runner(module, params["timeout"])
     result = {"changed": False}
     try:

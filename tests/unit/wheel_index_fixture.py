@@ -12,7 +12,7 @@ build(root) writes, under root:
   whl/cu126, whl/cu128   download.pytorch.org-like channel indexes (labelled wheels)
   wheelhouse/            a flat directory of wheels
 serve(root) runs a loopback http.server that honours Range, content-negotiates JSON / HTML on
-/pypi/, records every request (path, Range header), and also answers as an HTTP proxy (it
+/pypi/, records every request (path, Range header; Authorization apart), and also answers as an HTTP proxy (it
 serves its own tree for any host, recording the proxied URLs).
 """
 from __future__ import annotations
@@ -114,6 +114,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.server.proxied.append(self.path)
             self.path = "/" + self.path.split("/", 3)[3]
         self.server.seen.append((self.path, self.headers.get("Range")))
+        self.server.auth.append(self.headers.get("Authorization"))
         path = self.translate_path(self.path)
         if self.path.startswith("/pypi/") and os.path.isdir(path):
             json_wanted = "application/vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or "")
@@ -151,5 +152,6 @@ def serve(root, json_pages=True, ranges=True):
         return _Handler(*args, directory=root, **kwargs)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.seen, server.proxied, server.json_pages, server.ranges = [], [], json_pages, ranges
+    server.auth = []  # the Authorization header of every request (None without one)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, "http://127.0.0.1:%d" % server.server_address[1]

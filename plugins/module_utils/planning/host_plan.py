@@ -3,8 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The pytorch role's preflight of one host in one step (the pytorch_plan module): the interpreter that
 creates the venvs, the wheelhouse / constraints / hashes paths the pip sources name, the build host,
-then the plan (resolve.resolve_stack) with its summary and, for pytorch_install_method auto, the source
-plan of the same release the gate falls back to.
+then the plan with its summary and, for pytorch_install_method auto, the source plan of the same release
+the gate falls back to.
+
+The plan is made from the index pip will read (index_source): the wheelhouse when there is one (pip
+gets --no-index), else pytorch_index_url, else the channel index <pytorch_channel_base_url>/<channel>,
+whose channel comes from the version table's plan first (download.pytorch.org serves one build per
+index). The module passes the index reader (wheel_index.plan.plan_from_index) as `index_planner`; a
+source build and a module given no index plan from the version table.
 
 The module reads the host (interpreter version, paths, nvcc, the hashes file) and passes what it read
 here; everything below is pure. A refusal is returned as {"error": message}, the role's message as is.
@@ -52,14 +58,44 @@ def build_host_refusal(plan, build_host, play_hosts):
             "builds." % (build_host, ", ".join(play_hosts)))
 
 
-def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse):
+def index_source(params, table_plan):
+    """(URL or path pip reads, whether it only confirms the version table's plan) for a wheel plan;
+    ("", False) when the plan stays the table's: a source build, no index given, or a channel index
+    whose channel the table could not choose (its refusal stands)."""
+    if params.get("method") == "source" or table_plan.get("method") == "source":
+        return "", False
+    if params.get("wheelhouse"):
+        return params["wheelhouse"], False
+    if params.get("index"):
+        return params["index"], False
+    if params.get("channel_base") and table_plan.get("error") is None and table_plan.get("channel"):
+        return "%s/%s" % (params["channel_base"].rstrip("/"), table_plan["channel"]), True
+    return "", False
+
+
+def _index_plan(params, release, plan, common, builds, index_planner):
+    """The plan from the index pip reads, or `plan` (the table's) when there is none."""
+    source, confirm = index_source(params, plan)
+    if not source or index_planner is None:
+        return plan
+    args = dict(common, version=params["version"], channel=params["channel"], method=params["method"],
+                builds=builds)
+    if confirm:  # the channel index holds one build: confirm the table's version and channel there
+        args.update(version=plan["torch"], channel=plan["channel"])
+    args.pop("parse")
+    return index_planner(source, python_tag=release, **args)
+
+
+def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse, index_planner=None):
     """Check the inputs of one host and plan its stack.
 
     params: the module's options (python, version, channel, torchvision, torchaudio, companions, gpus,
     driver_cuda, method, local_label, cuda_home, host, build_host, play_hosts); python_version_output:
     what `<python> --version` printed; path_stats: [{"item": {var, path, dir}, "stat": {exists, isdir,
     isreg}}] for source_paths(params); nvcc_output: what `<cuda_home>/bin/nvcc --version` printed, None
-    when it was not run or is not there.
+    when it was not run or is not there; index_planner: plan_from_index's signature (index_url,
+    python_tag=..., plan arguments), called with the index pip will read (index_source); params then
+    also holds wheelhouse, index (pytorch_index_url) and channel_base (pytorch_channel_base_url).
 
     Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
     "python_version"}. fallback is the source plan of the same release for method auto and a wheel plan
@@ -82,6 +118,7 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
                   parse=parse)
     plan = resolve.resolve_stack(version=params["version"], channel=params["channel"], method=params["method"],
                                  builds=builds, **common)
+    plan = _index_plan(params, release, plan, common, builds, index_planner)
     if plan["error"] is not None:
         return {"error": plan["error"]}
     refusal = build_host_refusal(plan, params["build_host"], params["play_hosts"])
@@ -91,5 +128,6 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     if params["method"] == "auto" and plan["method"] == "wheel":
         fallback = resolve.resolve_stack(version=plan["torch"], channel=plan["channel"] or "", method="source",
                                          builds=True, **common)
-    return {"error": None, "plan": plan, "summary": role_messages.plan_summary(plan), "fallback": fallback,
+    summary = "%s; planned from %s" % (role_messages.plan_summary(plan), role_messages.plan_origin(plan))
+    return {"error": None, "plan": plan, "summary": summary, "fallback": fallback,
             "builds": builds, "toolkit_cuda": toolkit, "python_version": release}

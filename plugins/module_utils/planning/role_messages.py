@@ -43,6 +43,15 @@ def plan_summary(plan):
         predicted or "no GPU in the facts")
 
 
+def plan_origin(plan):
+    """Where a plan came from: "the version table (planning/matrix.py)" or "index <url> (3 requests, 0.41 s)"."""
+    index = plan.get("index")
+    if not index:
+        source = plan.get("source") or "version table"
+        return "the " + source if source.startswith("version table") else source
+    return "index %s (%d requests, %s s)" % (index["url"], index["requests"], index["seconds"])
+
+
 def missing_paths(stat_results, host):
     """One sentence per path that is not there or of the wrong kind. stat_results: a looped `stat`'s
     results, each with item {var, path, dir}; a skipped one (no stat) is ignored."""

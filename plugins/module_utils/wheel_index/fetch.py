@@ -2,7 +2,8 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """HTTP(S) and file reads of a package index with urllib: a timeout, proxies from the environment
-(http_proxy / https_proxy / no_proxy, as urllib's default opener reads them), byte ranges, and one
+(http_proxy / https_proxy / no_proxy, as urllib's default opener reads them) or pytorch_proxy, byte
+ranges, credentials in the URL (user:password@, sent as Basic authorization, never shown), and one
 error, IndexUnreachable, that says which index failed, why, and what to set instead.
 
 A Fetcher is what the other wheel_index functions take as `fetch`; tests pass one pointed at a
@@ -13,7 +14,10 @@ from __future__ import annotations
 import re
 import socket
 from urllib.error import HTTPError, URLError
-from urllib.request import Request, build_opener
+from urllib.request import ProxyHandler, Request, build_opener
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import (
+    basic_auth, redact, split_credentials)
 
 HINT = ("set pytorch_index_url to a reachable index or mirror (devpi, Artifactory, Nexus), pytorch_wheelhouse "
         "to a directory of wheels, or pytorch_proxy / https_proxy for a proxy")
@@ -24,8 +28,8 @@ class IndexUnreachable(Exception):
 
     def __init__(self, index_url, url, error):
         where = url if url == index_url else "%s (of index %s)" % (url, index_url)
-        super().__init__("package index %s could not be read: %s. Nothing was installed; %s"
-                         % (where, error, HINT))
+        super().__init__(redact("package index %s could not be read: %s. Nothing was installed; %s"
+                                % (where, error, HINT)))
         self.index_url, self.url, self.error = index_url, url, str(error)
 
 
@@ -37,17 +41,24 @@ class Fetcher(object):
     """get(url, headers) -> (content type, body); get_range(url, start, end) -> (bytes, total size).
 
     end None with start < 0: the last -start bytes. Every failure raises IndexUnreachable for
-    `index_url`. `opener` defaults to urllib's (which honours the proxy environment variables)."""
+    `index_url`. `opener` defaults to urllib's (which honours the proxy environment variables), or one
+    through `proxy` (http://user:password@proxy:3128) when given."""
 
-    def __init__(self, index_url, timeout=30, opener=None, user_agent="blackwell.pytorch wheel_index"):
+    def __init__(self, index_url, timeout=30, opener=None, user_agent="blackwell.pytorch wheel_index", proxy=""):
         self.index_url = index_url
         self.timeout = float(timeout)
+        if opener is None and proxy:
+            opener = build_opener(ProxyHandler({"http": proxy, "https": proxy}))
         self.opener = opener or build_opener()
         self.user_agent = user_agent
         self.requests = 0
 
     def _open(self, url, headers):
-        request = Request(url, headers=dict(headers or {}, **{"User-Agent": self.user_agent}))
+        headers = dict(headers or {}, **{"User-Agent": self.user_agent})
+        bare, user, password = split_credentials(url)
+        if user is not None and not url.startswith("file:"):
+            headers["Authorization"] = basic_auth(user, password)
+        request = Request(bare if user is not None else url, headers=headers)
         self.requests += 1
         try:
             return self.opener.open(request, timeout=self.timeout)

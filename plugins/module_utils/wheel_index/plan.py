@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import redact
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import inputs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import table_catalog
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, parse_version
@@ -96,7 +97,7 @@ def index_catalog(index_url, python_tag, platform, fetch, requested="", companio
     if not by_version:
         raise IndexUnreachable(index_url, index_url, "it lists no torch wheel for %s on Linux %s" % (python_tag, arch))
     wanted = set(_wanted_versions(by_version, requested))
-    catalog = {"source": "index %s" % index_url, "index": True, "torch": {}, "companions": {}, "notes": [],
+    catalog = {"source": "index %s" % redact(index_url), "index": True, "torch": {}, "companions": {}, "notes": [],
                "listed": sorted(by_version, key=lambda v: versions.parse(v)["key"]), "read": {}}
     cache = {}
     for version in sorted(wanted, key=lambda v: versions.parse(v)["key"]):
@@ -118,11 +119,12 @@ def index_catalog(index_url, python_tag, platform, fetch, requested="", companio
 def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version="", channel="", torchvision="",
                     torchaudio="", companions=COMPANIONS, gpus=(), driver_cuda=None, method="wheel",
                     toolkit_cuda=None, builds=True, local_label=True, cuda_home="/usr/local/cuda",
-                    fetch=None, timeout=30, offline_fallback=False):
+                    fetch=None, timeout=30, offline_fallback=False, proxy=""):
     """resolve.resolve_stack's plan, from the index at `index_url` (a URL, a mirror, or a wheelhouse path);
     the version table when index_url is empty, or, with offline_fallback, when the index cannot be read
-    (a warning says so). Adds plan["index"]: {"url", "requests", "seconds", "read"}. An unreadable index
-    gives {"error"} naming the URL, the error and the variables to set."""
+    (a warning says so). Adds plan["index"]: {"url", "requests", "seconds", "read"} (the URL without its
+    password). An unreadable index gives {"error"} naming the URL, the error and the variables to set.
+    proxy: an http(s) proxy URL for every request (else the proxy environment variables)."""
     args = dict(version=version, channel=channel, torchvision=torchvision, torchaudio=torchaudio,
                 companions=companions, gpus=gpus, driver_cuda=driver_cuda, method=method, toolkit_cuda=toolkit_cuda,
                 builds=builds, local_label=local_label, cuda_home=cuda_home)
@@ -137,7 +139,7 @@ def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version
         return {"error": str(exc)}
     if not str(index_url or "").strip():
         return resolve_stack(catalog=table_catalog(), **args)
-    fetch = fetch or Fetcher(index_url, timeout)
+    fetch = fetch or Fetcher(index_url, timeout, proxy=proxy)
     started = time.time()
     try:
         catalog = index_catalog(index_url, python_tag, platform, fetch, requested,
@@ -149,8 +151,8 @@ def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version
         plan.setdefault("warnings", []).append("%s; planned from the version table instead" % exc)
         return plan
     except Exception as exc:  # a page or wheel this reader cannot parse
-        return {"error": "package index %s could not be read: %s: %s" % (index_url, type(exc).__name__, exc)}
+        return {"error": redact("package index %s could not be read: %s: %s" % (index_url, type(exc).__name__, exc))}
     plan = resolve_stack(catalog=catalog, **args)
-    plan["index"] = {"url": index_url, "requests": fetch.requests, "seconds": round(time.time() - started, 3),
+    plan["index"] = {"url": redact(index_url), "requests": fetch.requests, "seconds": round(time.time() - started, 3),
                      "read": catalog["read"]}
     return plan

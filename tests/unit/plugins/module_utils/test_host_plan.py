@@ -54,7 +54,8 @@ def test_missing_paths_are_refused_together():
 def test_a_wheel_plan_is_resolve_stack_with_its_summary():
     planned = plan_host()
     expected = resolve.resolve_stack("2.9.1", "cu128", gpus=[RTX_5090], driver_cuda="13.0")
-    assert planned == {"error": None, "plan": expected, "summary": role_messages.plan_summary(expected),
+    summary = role_messages.plan_summary(expected) + "; planned from the version table (planning/matrix.py)"
+    assert planned == {"error": None, "plan": expected, "summary": summary,
                        "fallback": None, "builds": True, "toolkit_cuda": None, "python_version": "3.12"}
     assert planned["summary"].startswith("torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ")
 
@@ -98,3 +99,44 @@ def test_auto_carries_the_source_plan_of_the_same_release():
     # the table already says cu126 has no kernel for sm_120: auto plans the source build itself
     assert plan_host(method="auto", channel="cu126", nvcc=NVCC)["plan"]["method"] == "source"
     assert plan_host(method="auto", channel="cu126", nvcc=NVCC)["fallback"] is None
+
+
+def test_index_source_is_what_pip_reads():
+    table = {"error": None, "method": "wheel", "channel": "cu128"}
+    both = dict(PARAMS, wheelhouse="/w", index="https://pypi.org/simple", channel_base="https://m.lab/whl/")
+    assert host_plan.index_source(both, table) == ("/w", False)  # pip gets --no-index
+    assert host_plan.index_source(dict(both, wheelhouse=""), table) == ("https://pypi.org/simple", False)
+    assert host_plan.index_source(dict(both, wheelhouse="", index=""), table) == ("https://m.lab/whl/cu128", True)
+    assert host_plan.index_source(dict(both, method="source"), table) == ("", False)
+    assert host_plan.index_source(dict(both, method="auto"), dict(table, method="source")) == ("", False)
+    refused = {"error": "channel cu126 has no kernels ..."}
+    assert host_plan.index_source(dict(both, wheelhouse="", index=""), refused) == ("", False)
+    assert host_plan.index_source(dict(PARAMS), table) == ("", False)
+
+
+def test_a_channel_index_confirms_the_tables_version_and_channel():
+    calls = []
+
+    def planner(url, **kwargs):
+        calls.append(dict(kwargs, url=url))
+        return dict(resolve.resolve_stack(kwargs["version"], kwargs["channel"], gpus=[RTX_5090], driver_cuda="13.0"),
+                    index={"url": url, "requests": 3, "seconds": 0.2})
+
+    planned = host_plan.plan_host(dict(PARAMS, version="2.9", channel="", channel_base="https://m.lab/whl"),
+                                  "Python 3.12.3\n", [], None, index_planner=planner)
+    assert [(c["url"], c["version"], c["channel"], c["python_tag"]) for c in calls] == [
+        ("https://m.lab/whl/cu130", "2.9.1", "cu130", "3.12")]
+    assert planned["summary"].endswith("; planned from index https://m.lab/whl/cu130 (3 requests, 0.2 s)")
+    del calls[:]
+    host_plan.plan_host(dict(PARAMS, version="2.14", channel="", index="https://pypi.org/simple"),
+                        "Python 3.12.3\n", [], None, index_planner=planner)
+    assert [(c["url"], c["version"], c["channel"]) for c in calls] == [("https://pypi.org/simple", "2.14", "")]
+
+
+def test_an_index_refusal_is_the_hosts_refusal():
+    def planner(url, **kwargs):
+        return {"error": "package index %s could not be read: HTTP 503 Service Unavailable." % url}
+
+    planned = host_plan.plan_host(dict(PARAMS, channel_base="https://m.lab/whl"), "Python 3.12.3\n", [], None,
+                                  index_planner=planner)
+    assert planned == {"error": "package index https://m.lab/whl/cu128 could not be read: HTTP 503 Service Unavailable."}

@@ -163,6 +163,20 @@ def test_the_proxy_from_the_environment_is_used(tree, monkeypatch):
         server.shutdown()
 
 
+def test_pytorch_proxy_and_credentials_in_the_urls(tree):
+    server, base = wheel_index_fixture.serve(tree)
+    proxy = base.replace("http://", "http://squid:Pr0xy@")
+    try:
+        plan = _plan("http://lab:S3cret@pypi.mirror.invalid/pypi", version="2.12.1", companions=["torchvision"],
+                     proxy=proxy)
+        assert (plan["error"], plan["stack"]) == (None, "torch-2.12.1-cu130")
+        assert server.proxied[0] == "http://pypi.mirror.invalid/pypi/torch/"  # no user:password@ in the request
+        assert set(server.auth) == {"Basic bGFiOlMzY3JldA=="}  # lab:S3cret
+        assert plan["index"]["url"] == "http://lab:****@pypi.mirror.invalid/pypi" and "S3cret" not in str(plan)
+    finally:
+        server.shutdown()
+
+
 def test_a_pep503_tree_on_disk(tree):
     plan = _plan("file://" + os.path.join(tree, "pypi"), version="2.12.1", companions=["torchvision"])
     assert (plan["error"], plan["channel"], plan["pins"]) == (None, "cu130", ["torch==2.12.1", "torchvision==0.27.1"])

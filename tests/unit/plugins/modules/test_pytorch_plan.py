@@ -57,8 +57,12 @@ def test_refuses_missing_paths_and_returns_the_hashes_text(tmp_path, run_module)
     os.symlink(str(tmp_path / "wheels"), str(tmp_path / "link"))
     hashes = tmp_path / "hashes.txt"
     hashes.write_text("torch==2.9.1+cu128 --hash=sha256:00\n")
-    status, result = run_module(pytorch_plan, args(wheelhouse=str(tmp_path / "link"), hashes_file=str(hashes)))
+    status, result = run_module(pytorch_plan, args(hashes_file=str(hashes)))
     assert status == "exit" and result["hashes_text"] == "torch==2.9.1+cu128 --hash=sha256:00\n"
+    status, result = run_module(pytorch_plan, args(wheelhouse=str(tmp_path / "link")))  # there: pip's only source
+    assert status == "fail" and result["msg"].startswith(
+        "package index %s could not be read: it lists no torch wheel for cp%d%d on Linux " % (
+            tmp_path / "link", sys.version_info[0], sys.version_info[1]))
 
 
 def test_reads_the_toolkit_for_source_and_auto_only(tmp_path, run_module):
@@ -87,3 +91,57 @@ def test_argument_spec_refuses_bad_choices(run_module):
     assert status == "fail" and "method" in result["msg"] and "wheel, source, auto" in result["msg"]
     status, result = run_module(pytorch_plan, args(companions=["torchtext"]))
     assert status == "fail" and "companions" in result["msg"]
+
+
+def _python311(tmp_path):
+    """An interpreter that says it is 3.11: the fixture indexes hold cp311 wheels."""
+    python = tmp_path / "python3.11"
+    python.write_text("#!/bin/sh\necho 'Python 3.11.9'\n")
+    python.chmod(0o755)
+    return str(python)
+
+
+def test_plans_from_the_index_pip_reads(tmp_path, run_module, monkeypatch):
+    import wheel_index_fixture
+    tree = wheel_index_fixture.build(str(tmp_path / "indexes"))
+    monkeypatch.setattr(pytorch_plan.platform, "machine", lambda: "x86_64")
+    python = _python311(tmp_path)
+    status, result = run_module(pytorch_plan, args(python=python, channel="", index="file://%s/pypi" % tree))
+    assert status == "exit" and result["plan"]["pins"] == ["torch==2.9.1", "torchaudio==2.9.1", "torchvision==0.24.1"]
+    assert result["plan"]["channel"] == "cu128" and result["plan"]["index"]["url"] == "file://%s/pypi" % tree
+    assert "; planned from index file://%s/pypi (" % tree in result["summary"] and result["warnings"] == []
+    status, result = run_module(pytorch_plan, args(python=python, channel="", version="2.7.1",
+                                                   index="file://%s/pypi" % tree))
+    assert status == "fail" and result["msg"].startswith(
+        "torch 2.7.1 has no build on index file://%s/pypi with native kernels for GPU 0 " % tree)
+    status, result = run_module(pytorch_plan, args(python=python, channel_base="file://%s/whl/" % tree))
+    assert status == "exit" and result["plan"]["source"] == "index file://%s/whl/cu128" % tree
+    assert result["plan"]["pins"][0] == "torch==2.9.1+cu128"
+
+
+def test_an_unreachable_index_is_refused_unless_the_table_may_stand_in(tmp_path, run_module, monkeypatch):
+    monkeypatch.setattr(pytorch_plan.platform, "machine", lambda: "x86_64")
+    down = "http://lab:S3cret@127.0.0.1:9/whl"  # the discard port: nothing listens
+    status, result = run_module(pytorch_plan, args(channel_base=down, index_timeout=2))
+    assert status == "fail" and result["msg"].startswith(
+        "package index http://lab:****@127.0.0.1:9/whl/cu128/torch/ (of index http://lab:****@127.0.0.1:9/whl/cu128)"
+        " could not be read: ")
+    status, result = run_module(pytorch_plan, args(channel_base=down, index_timeout=2, offline_fallback=True))
+    assert status == "exit" and result["plan"]["stack"] == "torch-2.9.1-cu128" and "index" not in result["plan"]
+    assert result["summary"].endswith("; planned from the version table (planning/matrix.py)")
+    assert len(result["warnings"]) == 1 and result["warnings"][0].endswith("planned from the version table instead")
+
+
+def test_secrets_of_the_urls_are_no_log_values(tmp_path, run_module, monkeypatch):
+    from ansible.module_utils import basic
+    seen = {}
+    original = basic.AnsibleModule.exit_json
+
+    def keep(self, **kwargs):
+        seen["no_log"] = set(self.no_log_values)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", keep)
+    status, result = run_module(pytorch_plan, args(extra_indexes=["https://ci:Tok3n@idx.lab/simple"],
+                                                   proxy="http://u:pw@proxy.lab:3128"))
+    assert status == "exit" and {"Tok3n", "pw", "http://u:pw@proxy.lab:3128"} <= seen["no_log"]

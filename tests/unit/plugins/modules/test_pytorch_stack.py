@@ -170,3 +170,18 @@ def test_present_refuses_a_build_of_another_channel_and_removes_the_venv(tmp_pat
         "the plan (torch-2.9.1-cu130) chose cu130; torch 2.9.1+cu128 reports CUDA 12.8 (torch.version.cuda); the "
         "plan (torch-2.9.1-cu130) chose cu130, CUDA 13.0" % (tmp_path / "root" / "venvs" / "torch-2.9.1-cu130"))
     assert os.listdir(str(tmp_path / "root" / "venvs")) == []
+
+
+def test_credentials_in_pip_args_are_no_log_values(tmp_path, run_module, monkeypatch):
+    from ansible.module_utils import basic
+    seen = {}
+    original = basic.AnsibleModule.exit_json
+
+    def keep(self, **kwargs):
+        seen["no_log"] = set(self.no_log_values)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", keep)
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "pruned", "pip_args": [
+        "--index-url", "https://lab:S3cret@mirror.lab/simple", "--proxy", "http://u:pw@proxy.lab:3128"]})
+    assert status == "exit" and {"S3cret", "pw"} <= seen["no_log"] and "lab" not in seen["no_log"]

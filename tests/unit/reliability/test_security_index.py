@@ -1,0 +1,83 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Security row S13 (docs/reliability.md): a package index, extra index or proxy URL with user:password@
+given to the pytorch role's modules (pytorch_plan reads the index, pytorch_stack runs pip with it) at
+-v --diff, real run: the password is in no output, successes and refusals alike, and the index still
+got the credentials (Basic authorization)."""
+from __future__ import annotations
+
+import base64
+import sys
+
+import pytest
+
+import wheel_index_fixture
+from conftest import SECRET, stopped_server_url
+from playbook import run
+from recap import recap
+
+RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
+
+
+def secret_url(url):
+    return url.replace("http://", "http://lab:%s@" % SECRET)
+
+
+@pytest.fixture(scope="module")
+def index_run(tmp_path_factory):
+    tree = wheel_index_fixture.build(str(tmp_path_factory.mktemp("indexes")))
+    server, base = wheel_index_fixture.serve(tree)
+    down = stopped_server_url()
+    tmp_path = tmp_path_factory.mktemp("index_secret")
+    python311 = tmp_path / "python3.11"  # the fixture index holds cp311 wheels: plan for that interpreter
+    python311.write_text("#!/bin/sh\necho 'Python 3.11.9'\n")
+    python311.chmod(0o755)
+    plan = {"python": str(python311), "version": "2.9.1", "gpus": [RTX_5090], "driver_cuda": "13.0",
+            "host": "{{ inventory_hostname }}", "index": "{{ rely_index }}", "channel_base": "{{ rely_base }}",
+            "extra_indexes": ["{{ rely_extra }}"], "proxy": "{{ rely_proxy }}", "index_timeout": 5,
+            "offline_fallback": "{{ inventory_hostname == 'channel_down_proxy' }}"}
+    hosts = {
+        "index_plan": {"rely_index": secret_url(base) + "/pypi", "rely_base": "", "rely_extra": "", "rely_proxy": ""},
+        "index_down": {"rely_index": secret_url(down) + "simple", "rely_base": "", "rely_extra": "", "rely_proxy": ""},
+        "channel_down_proxy": {"rely_index": "", "rely_base": secret_url(down) + "whl",
+                               "rely_extra": secret_url(down) + "extra", "rely_proxy": secret_url(down)},
+        "stack_pip": {"rely_index": "", "rely_base": "", "rely_extra": "", "rely_proxy": "",
+                      "rely_root": str(tmp_path / "pytorch"), "rely_down": secret_url(down)},
+    }
+    tasks = [
+        {"name": "Plan from the index", "blackwell.pytorch.pytorch_plan": plan, "register": "planned",
+         "when": "inventory_hostname != 'stack_pip'"},
+        {"name": "Report the plan", "ansible.builtin.debug": {"msg": "{{ planned.summary }}"},
+         "when": "inventory_hostname != 'stack_pip'"},
+        {"name": "Install through an index with credentials", "blackwell.pytorch.pytorch_stack": {
+            "root": "{{ rely_root }}", "state": "present", "stack": "torch-2.9.1-cu128", "python": sys.executable,
+            "expected": {"torch": "2.9.1+cu128"}, "timeout": 60,
+            "pip_args": ["--isolated", "--index-url", "{{ rely_down }}simple", "--extra-index-url={{ rely_down }}extra",
+                         "--proxy", "{{ rely_down }}", "--retries", "0", "--timeout", "2", "torch==2.9.1+cu128"]},
+         "when": "inventory_hostname == 'stack_pip'"},
+    ]
+    try:
+        rc, stdout, stderr = run(tmp_path, tasks, hosts, check=False, diff=True, verbose=True,
+                                 callback="ansible.builtin.default")
+    finally:
+        server.shutdown()
+    return {"output": stdout + stderr, "auth": list(server.auth), "base": base, "down": down}
+
+
+def test_index_credentials_are_never_shown_and_still_sent(index_run):
+    output = index_run["output"]
+    assert SECRET not in output
+    assert recap(output, "index_plan") == dict(recap(output, "index_plan"), ok=2, failed=0)
+    assert "planned from index %s/pypi (" % index_run["base"].replace("http://", "http://lab:****@") in output
+    expected = "Basic " + base64.b64encode(("lab:%s" % SECRET).encode()).decode()
+    assert index_run["auth"] and set(index_run["auth"]) == {expected}
+
+
+def test_refusals_name_the_index_without_its_password(index_run):
+    output, down = index_run["output"], index_run["down"]
+    assert recap(output, "index_down")["failed"] == 1 and recap(output, "channel_down_proxy")["failed"] == 0
+    masked = down.replace("http://", "http://lab:****@")
+    assert "package index %ssimple/torch/ (of index %ssimple) could not be read" % (masked, masked) in output
+    assert "planned from the version table instead" in output  # channel_down_proxy: offline_fallback, warned
+    assert recap(output, "stack_pip")["failed"] == 1 and "pip install failed" in output
