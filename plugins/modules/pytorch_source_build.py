@@ -138,6 +138,7 @@ import subprocess
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_run
 
 
@@ -176,6 +177,7 @@ def main():
             flags=dict(type="dict", default={}), env=dict(type="dict", default={}),
             pip_args=dict(type="list", elements="str", default=[]), host=dict(type="str", default="")),
         supports_check_mode=True)
+    module.no_log_values.update(url_secrets(module.params["pip_args"]))  # user:password@ of an index or proxy URL
     meminfo = "" if module.params["memory_mb"] else read("/proc/meminfo")
     params = source_run.host_resources(module.params, os.cpu_count(), meminfo if isinstance(meminfo, str) else "")
     cmake = read(os.path.join(params["tree"], source_run.CMAKE_ARCH_FILE))

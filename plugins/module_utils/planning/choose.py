@@ -117,14 +117,27 @@ def pick_channel(catalog, version, gpus, driver_cuda, method="wheel", parse=vers
     runnable = [c for c in offered if _driver_ok(c, driver)]
     if method == "auto" and runnable:
         return {"channel": sorted(runnable, key=channel_cuda)[-1], "reason": ""}
-    builds = working_builds(catalog, gpus, driver, parse)
     return {"error": "torch %s has no build %s with native kernels for %s that driver CUDA %s supports (its builds: "
                      "%s). Nothing was installed. Builds that would work: %s; or pytorch_install_method: source"
                      % (version, _where(catalog), ", ".join(gpu_label(g) for g in gpus) or "these GPUs",
                         cuda_text(driver) or "unknown",
                         ", ".join("%s (%s)" % (c, " ".join(channel_sass(c)) or "no known SASS")
                                   for c in channels(catalog, version)) or "none",
-                        ", ".join(builds) or "none (update the NVIDIA driver)")}
+                        _would_work(catalog, gpus, driver, parse))}
+
+
+def _would_work(catalog, gpus, driver, parse):
+    """The builds a refusal offers instead; where none has the GPUs' kernels, the driver is not blamed."""
+    builds = working_builds(catalog, gpus, driver, parse)
+    if builds:
+        return ", ".join(builds)
+    if driver is not None and working_builds(catalog, gpus, None, parse):
+        return "none that driver CUDA %s supports (update the NVIDIA driver for %s)" % (
+            cuda_text(driver), ", ".join(working_builds(catalog, gpus, None, parse)))
+    if catalog.get("index"):
+        return ("none among the versions read %s (leave pytorch_version empty for the newest release with "
+                "native kernels for these GPUs)" % _where(catalog))
+    return "none %s" % _where(catalog)
 
 
 def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=versions.parse, catalog=None):

@@ -145,3 +145,16 @@ def test_module_options_that_carry_credentials_are_no_log():
     assert len(options) >= 30
     assert [(module, name) for module, name, spec in options
             if CREDENTIAL_OPTION.search(name) and spec.get("no_log") is not True] == []
+
+
+def test_tasks_that_pass_index_urls_keep_their_arguments_out_of_the_hosts_log():
+    # Ansible logs a module's arguments to the target's syslog before the module can mask anything:
+    # the tasks whose arguments may hold user:password@ URLs turn that log off (row S13).
+    carriers = [(path, task) for path, task in role_tasks()
+                if isinstance(task.get("blackwell.pytorch.pytorch_plan"), dict)
+                or isinstance(task.get("blackwell.pytorch.pytorch_source_build"), dict)
+                or (isinstance(task.get("blackwell.pytorch.pytorch_stack"), dict)
+                    and task["blackwell.pytorch.pytorch_stack"].get("state") == "present")]
+    assert len(carriers) == 4
+    assert [(path, task.get("name")) for path, task in carriers
+            if (task.get("vars") or {}).get("ansible_no_target_syslog") is not True] == []

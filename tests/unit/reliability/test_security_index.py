@@ -44,6 +44,8 @@ def index_run(tmp_path_factory):
                                "rely_extra": secret_url(down) + "extra", "rely_proxy": secret_url(down)},
         "stack_pip": {"rely_index": "", "rely_base": "", "rely_extra": "", "rely_proxy": "",
                       "rely_root": str(tmp_path / "pytorch"), "rely_down": secret_url(down)},
+        "source_pip": {"rely_index": "", "rely_base": "", "rely_extra": "", "rely_proxy": "",
+                       "rely_down": secret_url(down)},
     }
     tasks = [
         {"name": "Plan from the index", "blackwell.pytorch.pytorch_plan": plan, "register": "planned",
@@ -56,6 +58,12 @@ def index_run(tmp_path_factory):
             "pip_args": ["--isolated", "--index-url", "{{ rely_down }}simple", "--extra-index-url={{ rely_down }}extra",
                          "--proxy", "{{ rely_down }}", "--retries", "0", "--timeout", "2", "torch==2.9.1+cu128"]},
          "when": "inventory_hostname == 'stack_pip'"},
+        {"name": "Build from a tree that is not there, with an index with credentials",
+         "blackwell.pytorch.pytorch_source_build": {
+             "tree": str(tmp_path / "no-tree"), "version": "2.9.1", "python": sys.executable,
+             "venv": str(tmp_path / "build-venv"), "wheelhouse": str(tmp_path / "wheels"),
+             "log": str(tmp_path / "build.log"), "pip_args": ["--index-url", "{{ rely_down }}simple"]},
+         "when": "inventory_hostname == 'source_pip'"},
     ]
     try:
         rc, stdout, stderr = run(tmp_path, tasks, hosts, check=False, diff=True, verbose=True,
@@ -81,3 +89,4 @@ def test_refusals_name_the_index_without_its_password(index_run):
     assert "package index %ssimple/torch/ (of index %ssimple) could not be read" % (masked, masked) in output
     assert "planned from the version table instead" in output  # channel_down_proxy: offline_fallback, warned
     assert recap(output, "stack_pip")["failed"] == 1 and "pip install failed" in output
+    assert recap(output, "source_pip")["failed"] == 1 and "is it a PyTorch source tree?" in output

@@ -269,3 +269,9 @@ def test_cpu_build_is_refused_for_gpus():
         "pytorch_cuda_channel to a cuXYZ channel")
     plan = resolve_stack(version="2.9.1", gpus=[H100], catalog=catalog)
     assert (plan["channel"], plan["pins"]) == ("cu128", ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"])
+
+
+def test_a_driver_too_old_for_every_working_build_is_named_as_the_cause():
+    plan = resolve_stack(version="2.7.1", gpus=[RTX5090], driver_cuda="12.6")
+    assert ("Builds that would work: none that driver CUDA 12.6 supports (update the NVIDIA driver for "
+            "2.12.0+cu132, 2.12.0+cu130") in plan["error"]

@@ -80,6 +80,9 @@ def test_pypi_wheel_lacking_the_gpus_arch_is_refused_before_anything(pypi):
                                     "(NVIDIA GeForce RTX 5090, sm_120)" % index)
     assert "cu126 (sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90)" in plan["error"]
     assert "Nothing was installed" in plan["error"] and "pins" not in plan
+    # the index read that version only: no build is offered, and the driver (CUDA 13.0) is not blamed
+    assert ("Builds that would work: none among the versions read on index %s (leave pytorch_version empty for "
+            "the newest release with native kernels for these GPUs)" % index) in plan["error"]
 
 
 def test_same_version_on_sm90_is_fine(pypi):
