@@ -86,6 +86,26 @@ def run_module(monkeypatch):
     return run
 
 
+@pytest.fixture
+def no_log_values(run_module, monkeypatch):
+    """The set of values the module registered for masking (no_log), as it was when the module ended;
+    filled by each run_module call."""
+    from ansible.module_utils import basic
+
+    seen = set()
+
+    def keeping(original):
+        def end(self, *args, **kwargs):
+            seen.clear()
+            seen.update(self.no_log_values)
+            return original(self, *args, **kwargs)
+        return end
+
+    for name in ("exit_json", "fail_json"):
+        monkeypatch.setattr(basic.AnsibleModule, name, keeping(getattr(basic.AnsibleModule, name)))
+    return seen
+
+
 @pytest.fixture(autouse=True)
 def _no_host_pci_ids(monkeypatch):
     """GPU names come from the table, not from whatever pci.ids the test machine has."""

@@ -172,16 +172,7 @@ def test_present_refuses_a_build_of_another_channel_and_removes_the_venv(tmp_pat
     assert os.listdir(str(tmp_path / "root" / "venvs")) == []
 
 
-def test_credentials_in_pip_args_are_no_log_values(tmp_path, run_module, monkeypatch):
-    from ansible.module_utils import basic
-    seen = {}
-    original = basic.AnsibleModule.exit_json
-
-    def keep(self, **kwargs):
-        seen["no_log"] = set(self.no_log_values)
-        return original(self, **kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", keep)
+def test_credentials_in_pip_args_are_no_log_values(tmp_path, run_module, no_log_values):
     status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "pruned", "pip_args": [
         "--index-url", "https://lab:S3cret@mirror.lab/simple", "--proxy", "http://u:pw@proxy.lab:3128"]})
-    assert status == "exit" and {"S3cret", "pw"} <= seen["no_log"] and "lab" not in seen["no_log"]
+    assert status == "exit" and {"S3cret", "pw"} <= no_log_values and "lab" not in no_log_values
