@@ -26,6 +26,17 @@ def mount_point(path, ismount=os.path.ismount):
     return current
 
 
+def free_of(stats):
+    """Bytes free for unprivileged users in a statvfs result (f_bavail: root's reserve not counted)."""
+    return stats.f_bavail * stats.f_frsize
+
+
+def free_bytes(path, statvfs=os.statvfs, exists=os.path.exists):
+    """(bytes free, where it was measured) on the filesystem that holds, or will hold, `path`."""
+    existing = nearest_existing(path, exists)
+    return free_of(statvfs(existing)), existing
+
+
 def space_report(path, min_free_gib, statvfs=os.statvfs, exists=os.path.exists, ismount=os.path.ismount):
     """{path, measured_at, mount, free_gib, total_gib, min_free_gib, ok} for one path."""
     if not isinstance(path, str) or not path.startswith("/"):
@@ -34,7 +45,7 @@ def space_report(path, min_free_gib, statvfs=os.statvfs, exists=os.path.exists, 
         raise ValueError("min_free_gib must be >= 0 for %s" % path)
     existing = nearest_existing(path, exists)
     stats = statvfs(existing)
-    free = round(stats.f_bavail * stats.f_frsize / GIB, 1)
+    free = round(free_of(stats) / GIB, 1)
     return {
         "path": path,
         "measured_at": existing,

@@ -4,13 +4,13 @@
 """Disk space for a stack: the check before its venv is made, and what a full disk during pip means.
 
 Free space is what statvfs gives unprivileged users (f_bavail) on the filesystem that will hold
-venvs/<stack> (its closest existing ancestor is measured, common.disk_space). No Ansible import.
+venvs/<stack> (its closest existing ancestor is measured: common.disk_space.free_bytes). No Ansible import.
 """
 from __future__ import annotations
 
 import os
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import GIB, nearest_existing
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import GIB, free_bytes
 
 DISK_FULL = ("No space left on device", "Errno 28", "ENOSPC", "Disk quota exceeded")
 WHAT_TO_DO = "free space there, or set pytorch_root to a directory on a filesystem with room, and run the play again"
@@ -21,13 +21,6 @@ def size_text(size):
     if size < GIB:
         return "%.1f MiB" % (size / 1024.0 ** 2)
     return "%.1f GiB" % (size / GIB)
-
-
-def free_bytes(path, statvfs=os.statvfs, exists=os.path.exists):
-    """(bytes free for unprivileged users, where it was measured) on the filesystem that holds or will hold path."""
-    existing = nearest_existing(path, exists)
-    stats = statvfs(existing)
-    return stats.f_bavail * stats.f_frsize, existing
 
 
 def space_refusal(directory, stack, min_free_gib, statvfs=os.statvfs, exists=os.path.exists):

@@ -41,11 +41,14 @@ def test_a_play_that_died_before_the_switch_converges_when_run_again(stack_runs)
         assert handle.read() == "r2 0\n"
 
 
+# Mounting a tmpfs needs root. make test runs its layers as root (CI does), so these rows run there;
+# a developer's run as another user skips them and says why.
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root (make test runs as root)")
+
+
 @pytest.fixture
 def small_fs(tmp_path):
     """small_fs(size) -> a fresh tmpfs of that size (mount -t tmpfs), unmounted after the test."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (the test layers run as root)")
     mounted = []
 
     def mount(size):
@@ -60,6 +63,7 @@ def small_fs(tmp_path):
         subprocess.run(["umount", path], check=True)
 
 
+@NEEDS_ROOT
 def test_a_disk_without_room_for_the_venv_is_refused_before_anything_is_made(small_fs, stand_in_wheels):
     fs = small_fs("8m")
     root = fs / "pytorch"
@@ -77,6 +81,7 @@ def test_a_disk_without_room_for_the_venv_is_refused_before_anything_is_made(sma
     assert (root / "venvs" / (".%s.pip.log.rc" % STACK)).read_text() == "r1 1\n"
 
 
+@NEEDS_ROOT
 def test_a_disk_that_fills_up_during_pip_removes_the_venv_and_says_the_disk_is_full(small_fs, stand_in_wheels, tmp_path):
     # a torch stand-in too large for what the venv leaves free: 24 MiB that do not compress
     big = tmp_path / "big"

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import (
-    mount_point, nearest_existing, space_report)
+    free_bytes, mount_point, nearest_existing, space_report)
 
 Stat = collections.namedtuple("Stat", "f_bavail f_frsize f_blocks")
 EXISTING = {"/", "/opt", "/srv", "/srv/data"}
@@ -48,3 +48,8 @@ def test_real_filesystem(tmp_path):
     got = space_report(str(tmp_path / "not" / "yet"), 0)
     assert got["measured_at"] == str(tmp_path)
     assert got["ok"] is True and got["total_gib"] > 0 and os.path.ismount(got["mount"])
+
+
+def test_free_bytes_counts_what_unprivileged_users_get_where_the_path_will_live():
+    free, measured = free_bytes("/opt/pytorch/venvs/new", fake_statvfs, EXISTING.__contains__)
+    assert (free, measured) == (5 * 2 ** 30, "/opt")
