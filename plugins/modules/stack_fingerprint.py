@@ -104,11 +104,20 @@ also:
     reuse: {description: Whether it can stand for a new run., type: bool}
     reason: {description: Why it can or cannot., type: str}
     changed_components: {description: Components that differ., type: list, elements: str}
+gpus:
+  description:
+    - The GPUs the driver initialised, in bus order, read from the same C(/proc/driver/nvidia/gpus) files as the
+      UUIDs (not part of the fingerprint). The verify role chooses its default gates by the first one's name
+      without an NVML call.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{pci_bus_id: "0000:01:00.0", name: NVIDIA GeForce RTX 5090, uuid: GPU-5f96d804-79b0-be28-4c35-32aed61c1c21}]
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, fingerprint, load
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, fingerprint, gpu_models, load
 
 
 def main():
@@ -134,7 +143,7 @@ def main():
         also.append(dict(results=path, stored=other, reuse=other_reuse, reason=other_reason,
                          changed_components=other_changed))
     module.exit_json(changed=False, fingerprint=current, stored=stored, reuse=reuse, reason=reason,
-                     changed_components=changed, also=also)
+                     changed_components=changed, also=also, gpus=gpu_models())
 
 
 if __name__ == "__main__":

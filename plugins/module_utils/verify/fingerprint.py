@@ -23,11 +23,12 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env im
     packages, read_text, site_dirs, torch_build)
 
 __all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
-           "gpu_uuids", "load", "packages", "site_dirs", "torch_build"]
+           "gpu_models", "gpu_uuids", "load", "packages", "site_dirs", "torch_build"]
 SCHEMA = "blackwell.pytorch.verify/1"
 COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "collection_version")
 _DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)")
 _UUID_RE = re.compile(r"^GPU UUID:\s*(\S+)", re.MULTILINE)
+_MODEL_RE = re.compile(r"^Model:\s*(.+?)\s*$", re.MULTILINE)
 
 
 def driver_version(root="/"):
@@ -47,6 +48,19 @@ def gpu_uuids(root="/"):
         if match:
             uuids.append(match.group(1))
     return sorted(uuids)
+
+
+def gpu_models(root="/"):
+    """[{pci_bus_id, name, uuid}] of the GPUs the driver initialised, in bus order, from the same files as
+    gpu_uuids(): the names the verify role's default gates are chosen by, without an NVML call."""
+    gpus = []
+    for path in sorted(glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information"))):
+        text = read_text(path) or ""
+        model, uuid = _MODEL_RE.search(text), _UUID_RE.search(text)
+        if model:
+            gpus.append({"pci_bus_id": os.path.basename(os.path.dirname(path)), "name": model.group(1),
+                         "uuid": uuid.group(1) if uuid else None})
+    return gpus
 
 
 def cuda_toolkit(cuda_home):

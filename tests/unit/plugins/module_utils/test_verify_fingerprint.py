@@ -168,3 +168,12 @@ def test_force_a_failure_or_a_change_runs_again(host):
     before = stored(host)
     _driver(host)
     assert vf.decide(before, take(host)) == (False, "fingerprint changed: driver_version", ["driver_version"])
+
+
+def test_gpu_models_name_every_gpu_in_bus_order(host, tmp_path):
+    assert vf.gpu_models(host["root"]) == [
+        {"pci_bus_id": "0000:01:00.0", "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-a0"},
+        {"pci_bus_id": "0000:1b:00.0", "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-b1"}]
+    (tmp_path / "root/proc/driver/nvidia/gpus/0000:1b:00.0/information").write_text("IRQ: 3\n")  # no model: left out
+    assert [gpu["uuid"] for gpu in vf.gpu_models(host["root"])] == ["GPU-a0"]
+    assert vf.gpu_models(str(tmp_path / "nothing")) == []
