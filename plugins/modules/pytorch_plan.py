@@ -88,7 +88,9 @@ options:
     type: path
     default: ""
   hashes_file:
-    description: A requirements file with C(--hash) lines; it must exist, and its text is returned. Empty for none.
+    description: >-
+      A requirements file with C(--hash) lines; it must exist and pin exactly the planned versions (else a
+      refusal names the lacking pins), and its text is returned. Empty for none.
     type: path
     default: ""
   index:
@@ -121,6 +123,13 @@ options:
     description: Seconds each request to the index may take.
     type: int
     default: 30
+    version_added: 0.3.0
+  built_wheelhouse:
+    description:
+      - The directory where source builds leave their wheels (C(<pytorch_root>/wheelhouse)). A source plan whose
+        C(build_version) has a wheel there gets its name as C(built_wheel), and the role builds nothing.
+    type: path
+    default: ""
     version_added: 0.3.0
   host:
     description: This host's inventory name (refusals name it; it builds when it is O(build_host)).
@@ -155,7 +164,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 plan:
-  description: The plan (torch, channel, cuda, companions, pins, expected, stack, method, build_version, verdicts, reason, warnings).
+  description: >-
+    The plan (torch, channel, cuda, companions, pins, expected, stack, method, build_version, verdicts, reason,
+    warnings; a source plan also built_wheel, the wheel in O(built_wheelhouse) an earlier run built, or "").
   returned: success
   type: dict
   sample: {stack: torch-2.9.1-cu128, method: wheel, pins: [torch==2.9.1+cu128, torchaudio==2.9.1+cu128]}
@@ -185,7 +196,7 @@ python_version:
   type: str
   sample: "3.12"
 hashes_text:
-  description: The text of O(hashes_file) ("" without one), to check against the plan that is installed.
+  description: The text of O(hashes_file) ("" without one); it pins the plan's versions (checked here).
   returned: success
   type: str
 check_mode:
@@ -238,7 +249,7 @@ def main():
             index=dict(type="str", default=""), channel_base=dict(type="str", default=""),
             extra_indexes=dict(type="list", elements="str", default=[]),
             proxy=dict(type="str", default="", no_log=True), offline_fallback=dict(type="bool", default=False),
-            index_timeout=dict(type="int", default=30)),
+            index_timeout=dict(type="int", default=30), built_wheelhouse=dict(type="path", default="")),
         supports_check_mode=True)
     params = module.params
     module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
@@ -255,17 +266,20 @@ def main():
         nvcc_output = output(module, [nvcc, "--version"])[0]
     planner = functools.partial(plan_from_index, platform=platform.machine(), timeout=params["index_timeout"],
                                 offline_fallback=params["offline_fallback"], proxy=params["proxy"])
-    planned = host_plan.plan_host(params, version_output, stats, nvcc_output, index_planner=planner)
+    hashes = ""
+    if params["hashes_file"] and os.path.isfile(params["hashes_file"]):
+        with open(params["hashes_file"]) as handle:
+            hashes = handle.read()
+    planned = host_plan.plan_host(params, version_output, stats, nvcc_output, index_planner=planner,
+                                  hashes_text=hashes)
     for warning in (planned.get("plan") or {}).get("warnings") or ():
         if warning.endswith("planned from the version table instead"):  # offline_fallback took over
             module.warn(warning)
     error = planned.pop("error")
     if error:
         module.fail_json(msg=error, **result)
-    hashes = ""
-    if params["hashes_file"]:
-        with open(params["hashes_file"]) as handle:
-            hashes = handle.read()
+    wheelhouse = params["built_wheelhouse"]
+    host_plan.mark_built_wheels(planned, os.listdir(wheelhouse) if wheelhouse and os.path.isdir(wheelhouse) else [])
     result.update(planned, hashes_text=hashes)
     module.exit_json(**result)
 

@@ -86,7 +86,18 @@ def _index_plan(params, release, plan, common, builds, index_planner):
     return index_planner(source, python_tag=release, **args)
 
 
-def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse, index_planner=None):
+def hashes_refusal(hashes_file, hashes_text, pins):
+    """The refusal of a hashes file that does not pin exactly the planned versions (pip's hash-checking mode
+    would install what it pins instead); None when it does, or when there is no hashes file."""
+    gaps = resolve.hashes_file_mismatches(hashes_text, pins) if hashes_file else []
+    if not gaps:
+        return None
+    return "pytorch_hashes_file %s must pin exactly what the plan installs; it lacks %s." % (
+        hashes_file, ", ".join(gaps))
+
+
+def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse, index_planner=None,
+              hashes_text=""):
     """Check the inputs of one host and plan its stack.
 
     params: the module's options (python, version, channel, torchvision, torchaudio, companions, gpus,
@@ -95,7 +106,8 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     isreg}}] for source_paths(params); nvcc_output: what `<cuda_home>/bin/nvcc --version` printed, None
     when it was not run or is not there; index_planner: plan_from_index's signature (index_url,
     python_tag=..., plan arguments), called with the index pip will read (index_source); params then
-    also holds wheelhouse, index (pytorch_index_url) and channel_base (pytorch_channel_base_url).
+    also holds wheelhouse, index (pytorch_index_url) and channel_base (pytorch_channel_base_url);
+    hashes_text: the text of params["hashes_file"], which must pin exactly the plan's pins.
 
     Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
     "python_version"}. fallback is the source plan of the same release for method auto and a wheel plan
@@ -121,7 +133,8 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     plan = _index_plan(params, release, plan, common, builds, index_planner)
     if plan["error"] is not None:
         return {"error": plan["error"]}
-    refusal = build_host_refusal(plan, params["build_host"], params["play_hosts"])
+    refusal = (build_host_refusal(plan, params["build_host"], params["play_hosts"])
+               or hashes_refusal(params.get("hashes_file"), hashes_text, plan["pins"]))
     if refusal:
         return {"error": refusal}
     fallback = None
@@ -131,3 +144,19 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     summary = "%s; planned from %s" % (role_messages.plan_summary(plan), role_messages.plan_origin(plan))
     return {"error": None, "plan": plan, "summary": summary, "fallback": fallback,
             "builds": builds, "toolkit_cuda": toolkit, "python_version": release}
+
+
+def mark_built_wheels(planned, wheel_names):
+    """Give a source plan, and a source fallback, "built_wheel": the newest wheel of its build_version
+    among wheel_names (the file names of the build wheelhouse, left by an earlier run), "" when there is
+    none; the summary of a plan that has one says it is reused. Returns planned."""
+    for key in ("plan", "fallback"):
+        plan = planned.get(key)
+        if not plan or not plan.get("build_version"):
+            continue
+        prefix = "torch-%s-" % plan["build_version"]
+        found = sorted(name for name in wheel_names if name.startswith(prefix) and name.endswith(".whl"))
+        plan["built_wheel"] = found[-1] if found else ""
+        if key == "plan" and found:
+            planned["summary"] += "; %s, built by an earlier run, is reused (no build)" % found[-1]
+    return planned

@@ -15,8 +15,8 @@ PARAMS = {"python": "/usr/bin/python3", "version": "2.9.1", "channel": "cu128", 
           "hashes_file": "", "host": "ws-1", "build_host": "", "play_hosts": ["ws-1", "ws-2"]}
 
 
-def plan_host(python="Python 3.12.3\n", stats=(), nvcc=None, **changes):
-    return host_plan.plan_host(dict(PARAMS, **changes), python, list(stats), nvcc)
+def plan_host(python="Python 3.12.3\n", stats=(), nvcc=None, hashes_text="", **changes):
+    return host_plan.plan_host(dict(PARAMS, **changes), python, list(stats), nvcc, hashes_text=hashes_text)
 
 
 @pytest.mark.parametrize("output,release", [("Python 3.12.3", "3.12"), ("Python 3.10.0rc1", "3.10"),
@@ -140,3 +140,33 @@ def test_an_index_refusal_is_the_hosts_refusal():
     planned = host_plan.plan_host(dict(PARAMS, channel_base="https://m.lab/whl"), "Python 3.12.3\n", [], None,
                                   index_planner=planner)
     assert planned == {"error": "package index https://m.lab/whl/cu128 could not be read: HTTP 503 Service Unavailable."}
+
+
+def test_a_wheel_an_earlier_run_built_is_named_in_the_source_plan():
+    names = ["torch-2.9.1+src-cp312-cp312-linux_x86_64.whl", "torch-2.8.0+src-cp312-cp312-linux_x86_64.whl",
+             "torchvision-0.24.1-cp312-cp312-linux_x86_64.whl", "torch-2.9.1+src-cp312-cp312-linux_x86_64.whl.part"]
+    planned = host_plan.mark_built_wheels(plan_host(method="source", channel="", nvcc=NVCC), names)
+    assert planned["plan"]["built_wheel"] == "torch-2.9.1+src-cp312-cp312-linux_x86_64.whl"
+    assert planned["summary"].endswith(
+        "; torch-2.9.1+src-cp312-cp312-linux_x86_64.whl, built by an earlier run, is reused (no build)")
+    fresh = host_plan.mark_built_wheels(plan_host(method="source", channel="", nvcc=NVCC), names[1:])
+    assert fresh["plan"]["built_wheel"] == "" and "reused" not in fresh["summary"]
+
+
+def test_the_source_fallback_gets_its_built_wheel_and_a_wheel_plan_none():
+    names = ["torch-2.9.1+src-cp312-cp312-linux_x86_64.whl"]
+    planned = host_plan.mark_built_wheels(plan_host(method="auto", nvcc=NVCC), names)
+    assert "built_wheel" not in planned["plan"] and "reused" not in planned["summary"]
+    assert planned["fallback"]["built_wheel"] == names[0]
+    assert "built_wheel" not in host_plan.mark_built_wheels(plan_host(), names)["plan"]
+
+
+def test_a_hashes_file_must_pin_exactly_the_planned_versions():
+    pins = "torch==2.9.1+cu128 --hash=sha256:0\ntorchvision==0.24.1+cu128 \\\n    --hash=sha256:1\n"
+    planned = plan_host(hashes_file="/etc/h.txt", hashes_text=pins)
+    assert planned["error"] == ("pytorch_hashes_file /etc/h.txt must pin exactly what the plan installs; it lacks "
+                                "torchaudio==2.9.1+cu128 (file: not pinned).")
+    assert plan_host(hashes_file="/etc/h.txt", hashes_text=pins + "torchaudio==2.9.1+cu128 --hash=sha256:2\n")[
+        "error"] is None
+    assert plan_host(hashes_text="anything")["error"] is None  # no hashes file: nothing to pin
+    assert host_plan.hashes_refusal("", "", ["torch==2.9.1"]) is None

@@ -49,16 +49,23 @@ def test_refuses_an_old_interpreter(tmp_path, run_module):
     assert status == "fail" and result["msg"].startswith("pytorch_python %s is not there on ws-1" % (tmp_path / "none"))
 
 
-def test_refuses_missing_paths_and_returns_the_hashes_text(tmp_path, run_module):
+def test_refuses_missing_paths_and_a_hashes_file_that_does_not_pin_the_plan(tmp_path, run_module):
     status, result = run_module(pytorch_plan, args(wheelhouse=str(tmp_path / "wheels"), constraints_file=str(tmp_path)))
     assert status == "fail" and result["msg"] == "pytorch_wheelhouse %s is not a directory on ws-1. " \
         "pytorch_constraints_file %s is not a file on ws-1." % (tmp_path / "wheels", tmp_path)
     (tmp_path / "wheels").mkdir()
     os.symlink(str(tmp_path / "wheels"), str(tmp_path / "link"))
     hashes = tmp_path / "hashes.txt"
-    hashes.write_text("torch==2.9.1+cu128 --hash=sha256:00\n")
+    hashes.write_text("torch==2.9.1+cu128 --hash=sha256:00\ntorchvision==0.24.0+cu128 --hash=sha256:01\n")
     status, result = run_module(pytorch_plan, args(hashes_file=str(hashes)))
-    assert status == "exit" and result["hashes_text"] == "torch==2.9.1+cu128 --hash=sha256:00\n"
+    assert status == "fail" and result["msg"] == (
+        "pytorch_hashes_file %s must pin exactly what the plan installs; it lacks torchaudio==2.9.1+cu128 "
+        "(file: not pinned), torchvision==0.24.1+cu128 (file: 0.24.0+cu128)." % hashes)
+    pinned = "".join("%s --hash=sha256:0%d\n" % (pin, n) for n, pin in enumerate(
+        ["torch==2.9.1+cu128", "torchaudio==2.9.1+cu128", "torchvision==0.24.1+cu128"]))
+    hashes.write_text(pinned)
+    status, result = run_module(pytorch_plan, args(hashes_file=str(hashes)))
+    assert status == "exit" and result["hashes_text"] == pinned
     status, result = run_module(pytorch_plan, args(wheelhouse=str(tmp_path / "link")))  # there: pip's only source
     assert status == "fail" and result["msg"].startswith(
         "package index %s could not be read: it lists no torch wheel for cp%d%d on Linux " % (
