@@ -64,8 +64,8 @@ options:
     type: int
     required: true
 notes:
-  - Set C(ansible_no_target_syslog) on the task when O(args) may carry secrets (URLs with a password):
-    the target's modules then log no arguments.
+  - Set C(ansible_no_target_syslog) on the task when O(args) may carry secrets (URLs with a password),
+    so that the target's modules log no arguments.
 """
 
 EXAMPLES = r"""
