@@ -7,12 +7,14 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: job_follow
-short_description: Follow a background job of the pytorch role, with a progress line every interval
+short_description: Start a module in the background on the target and follow it, with a progress line every interval
 version_added: 0.3.0
 description:
-  - An action that runs on the controller. It follows a job started with C(async) and C(poll=0) whose
-    module writes its output to O(log) and, at its end, C(<log>.rc) starting with O(run_id)
+  - An action that runs on the controller. It starts O(module) with O(args) in the background on the
+    target, as C(async=<timeout>) and C(poll=0) would (the job survives a lost connection), then follows
+    it. The module writes its output to O(log) and, at its end, C(<log>.rc) starting with O(run_id)
     (M(blackwell.pytorch.pytorch_source_build), M(blackwell.pytorch.pytorch_stack)).
+  - A launch that does not answer with a job id fails the task with the launch's message.
   - Every round waits on the target at most O(interval) seconds for that end (M(ansible.builtin.wait_for)),
     reads the end of O(log) (C(tail)) and displays a line at normal verbosity, C(<what> on <host>
     H:MM:SS elapsed, running|finished; <news>), the news being the build's last log line or pip's progress
@@ -26,15 +28,20 @@ extends_documentation_fragment:
   - blackwell.pytorch.attributes
 attributes:
   check_mode:
-    support: none
+    support: full
     details:
-      - Follows a job that a check run does not start; skip it there.
+      - In check mode O(module) runs once, synchronously (nothing in the background, nothing followed),
+        and does its own check; its result is this task's, with RV(reports) empty.
   diff_mode:
     support: none
 options:
-  job:
-    description: The job's id (C(ansible_job_id) of the task registered with C(poll=0)).
+  module:
+    description: The module to start, by its full name (for example V(blackwell.pytorch.pytorch_stack)).
     type: str
+    required: true
+  args:
+    description: The module's arguments.
+    type: dict
     required: true
   log:
     description: The job's log on the target.
@@ -53,29 +60,27 @@ options:
     type: int
     default: 15
   timeout:
-    description: Seconds after which the job is no longer followed (the job's C(async) limit).
+    description: The job's C(async) limit, in seconds; after it the job is no longer followed.
     type: int
     required: true
+notes:
+  - Set C(ansible_no_target_syslog) on the task when O(args) may carry secrets (URLs with a password),
+    so that the target's modules log no arguments.
 """
 
 EXAMPLES = r"""
-- name: Install a stack in the background; its log and <log>.rc go to /opt/pytorch/venvs/.pip.log
-  blackwell.pytorch.pytorch_stack:
-    root: /opt/pytorch
-    state: present
-    stack: torch-2.9.1-cu128
-    python: /usr/bin/python3
-    expected: {torch: 2.9.1+cu128}
-    pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128]
-    log: /opt/pytorch/venvs/.pip.log
-    run_id: "{{ run }}"
-  async: 3600
-  poll: 0
-  register: install_job
-
-- name: Follow it, a line every 15 s (pip's downloads and last step); a failed install fails here
+- name: Install a stack in the background (its log and <log>.rc go to /opt/pytorch/venvs/.pip.log), a line every 15 s
   blackwell.pytorch.job_follow:
-    job: "{{ install_job.ansible_job_id }}"
+    module: blackwell.pytorch.pytorch_stack
+    args:
+      root: /opt/pytorch
+      state: present
+      stack: torch-2.9.1-cu128
+      python: /usr/bin/python3
+      expected: {torch: 2.9.1+cu128}
+      pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128]
+      log: /opt/pytorch/venvs/.pip.log
+      run_id: "{{ run }}"
     log: /opt/pytorch/venvs/.pip.log
     run_id: "{{ run }}"
     what: pip install
@@ -85,17 +90,17 @@ EXAMPLES = r"""
 
 RETURN = r"""
 reports:
-  description: The progress lines, one a round, the last one saying C(finished) when the end was seen.
+  description: The progress lines, one a round, the last one saying C(finished) when the end was seen; empty in check mode.
   returned: always
   type: list
   elements: str
   sample: ["torch build on ws-01: 0:01:00 elapsed, running; last log line: [12/2400] Building CUDA object ..."]
 finished:
   description: Whether the job has ended (from M(ansible.builtin.async_status)).
-  returned: always
+  returned: when the job was started (not in check mode)
   type: bool
 ansible_job_id:
   description: The job's id.
-  returned: always
+  returned: when the job was started (not in check mode)
   type: str
 """

@@ -18,7 +18,7 @@ description:
     C(requirements.txt) into it, and runs C(pip wheel --no-build-isolation --no-deps) of the tree with
     O(flags), O(env), C(TORCH_CUDA_ARCH_LIST), C(MAX_JOBS), C(CUDA_HOME) and C(PYTORCH_BUILD_VERSION=<version>)
     into O(wheelhouse). Every step's output goes to O(log); C(<log>.rc) holds O(run_id) and the exit status at
-    the end. Run it with C(async) and follow the log; a build takes hours.
+    the end. Run it with C(async) and follow the log (M(blackwell.pytorch.job_follow) does both); a build takes hours.
   - In check mode only the checks run (nothing is written), and RV(summary) says what would be built.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)

@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The decisions of the job_follow action (plugins/action/job_follow.py), which follows a background job
-of the pytorch role (the source build, the pip install) from the controller.
+"""The decisions of the job_follow action (plugins/action/job_follow.py), which starts a module in the
+background on the target (the source build, the pip install of the pytorch role) and follows it from the
+controller.
 
-Every round waits on the target, at most one interval, for <log>.rc to start with the run's id (the
+The launch is the module under async_wrapper (what `async` and `poll: 0` do), its limit the timeout; a
+launch without a job id fails the task with its message. Every round waits on the target, at most one interval, for <log>.rc to start with the run's id (the
 module writes it last), reads the end of the log and reports a line (role_messages.poll_report); the
 round that sees the end, or the deadline, ends the loop; then async_status gives the job's result.
 Pure functions: the action runs the modules and keeps the time.
@@ -17,7 +19,8 @@ import re
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
 
 ARGUMENT_SPEC = {
-    "job": {"type": "str", "required": True},
+    "module": {"type": "str", "required": True},
+    "args": {"type": "dict", "required": True},
     "log": {"type": "str", "required": True},
     "run_id": {"type": "str", "default": ""},
     "what": {"type": "str", "required": True},
@@ -29,6 +32,20 @@ DEFAULT_TAIL_LINES = 400
 RESULT_TRIES = 3  # async_status after the end was seen: the job's wrapper may still be writing its result
 RESULT_DELAY = 2
 WAIT_SLEEP = 2  # wait_for's own polling of <log>.rc, seconds
+
+
+def launched(launch_result):
+    """Whether the launch started a job (async_wrapper answers with its id)."""
+    return bool(launch_result.get("ansible_job_id")) and not launch_result.get("failed")
+
+
+def launch_failed(launch_result, module):
+    """The task's result when the module did not start in the background: the launch's, failed, with its
+    message (or which module did not start)."""
+    out = dict(launch_result)
+    out.update(failed=True, changed=False, reports=[],
+               msg=launch_result.get("msg") or "%s did not start in the background (no job id)" % module)
+    return out
 
 
 def round_wait(elapsed, interval, timeout):

@@ -147,14 +147,26 @@ def test_module_options_that_carry_credentials_are_no_log():
             if CREDENTIAL_OPTION.search(name) and spec.get("no_log") is not True] == []
 
 
+def module_call(task):
+    """The module a task runs and its arguments; for job_follow, the module it starts (its module, args)."""
+    follow = task.get("blackwell.pytorch.job_follow")
+    if isinstance(follow, dict):
+        return follow.get("module"), follow.get("args")
+    return next(((key, value) for key, value in task.items() if key.startswith("blackwell.pytorch.")), (None, None))
+
+
 def test_tasks_that_pass_index_urls_keep_their_arguments_out_of_the_hosts_log():
     # Ansible logs a module's arguments to the target's syslog before the module can mask anything:
-    # the tasks whose arguments may hold user:password@ URLs turn that log off (row S13).
-    carriers = [(path, task) for path, task in role_tasks()
-                if isinstance(task.get("blackwell.pytorch.pytorch_plan"), dict)
-                or isinstance(task.get("blackwell.pytorch.pytorch_source_build"), dict)
-                or (isinstance(task.get("blackwell.pytorch.pytorch_stack"), dict)
-                    and task["blackwell.pytorch.pytorch_stack"].get("state") == "present")]
+    # the tasks whose arguments may hold user:password@ URLs turn that log off (row S13), job_follow's
+    # too (its launch and its follow-up calls are the target's modules).
+    def carries_index_urls(task):
+        module, args = module_call(task)
+        return isinstance(args, dict) and (
+            module in ("blackwell.pytorch.pytorch_plan", "blackwell.pytorch.pytorch_source_build")
+            or module == "blackwell.pytorch.pytorch_stack" and args.get("state") == "present")
+
+    carriers = [(path, task) for path, task in role_tasks() if carries_index_urls(task)]
     assert len(carriers) == 4
+    assert sum("blackwell.pytorch.job_follow" in task for path, task in carriers) == 2
     assert [(path, task.get("name")) for path, task in carriers
             if (task.get("vars") or {}).get("ansible_no_target_syslog") is not True] == []

@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The job_follow action against a simulated target: a background job that writes its log, then
-<log>.rc, then its result; the target's modules (wait_for, tail, async_status) answer as the real ones
-do, and time passes only where the target waits. The decisions (plugin_utils/job_follow.py) directly too."""
+"""The job_follow action against a simulated target: the module it starts there under async_wrapper
+becomes a background job that writes its log, then <log>.rc, then its result; the target's modules
+(wait_for, tail, async_status) answer as the real ones do, and time passes only where the target waits.
+The decisions (plugin_utils/job_follow.py) directly too."""
 from __future__ import annotations
 
 import re
@@ -19,6 +20,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import 
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import job_follow as follow
 
 LOG = "/opt/pytorch/build/torch-2.9.1-src.log"
+MODULE = "blackwell.pytorch.pytorch_source_build"
+BUILD_ARGS = {"tree": "/opt/pytorch/src/pytorch", "version": "2.9.1+src", "log": LOG, "run_id": "7.25"}
 BUILD_LINE = "[%d/2400] Building CUDA object aten/src/ATen/native/cuda/Sort.cu.o (sm_89 sm_120)"
 PIP_LOG = ["Collecting torch==2.9.1+cu128",
            "  Downloading https://download.pytorch.org/whl/cu128/torch-2.9.1%2Bcu128-cp312-linux_x86_64.whl (899.7 MB)"]
@@ -42,11 +45,13 @@ class Target(object):
     """A job that ends `ends_at` seconds in (never when None), its log a line a second from `log_from`,
     its result readable `result_lag` seconds after <log>.rc; `earlier` is a former run's <log>.rc."""
 
-    def __init__(self, ends_at, job_result=None, lines=None, log_from=0, result_lag=0, earlier=None):
+    def __init__(self, ends_at, job_result=None, lines=None, log_from=0, result_lag=0, earlier=None, launch=None):
         self.now, self.ends_at, self.result_lag, self.log_from = 0.0, ends_at, result_lag, log_from
         self.job_result = dict(job_result or {"changed": True, "wheel": "torch-2.9.1+src-py3-none-any.whl"})
         self.lines = lines or (lambda second: BUILD_LINE % second)
-        self.earlier, self.calls = earlier, []
+        self.launch_result = launch or {"started": 1, "finished": 0, "ansible_job_id": "j1.2", "changed": True,
+                                        "results_file": "/root/.ansible_async/j1.2"}
+        self.earlier, self.calls, self.launches, self.task = earlier, [], [], None
 
     def clock(self):
         return self.now
@@ -60,7 +65,14 @@ class Target(object):
     def rc_text(self):
         return "7.25 0\n" if self.ended() else self.earlier
 
-    def execute(self, module_name=None, module_args=None, task_vars=None):
+    def execute(self, module_name=None, module_args=None, task_vars=None, wrap_async=False):
+        """The launch (the module itself, with how it was wrapped and the task's async limit then), or
+        one of the target's modules of the follow-up (plain calls: no wrapper, no async limit)."""
+        assert task_vars == {"inventory_hostname": "bw-a"}
+        if module_name == MODULE:
+            self.launches.append((dict(module_args), wrap_async, self.task.async_val, self.now))
+            return dict(self.launch_result) if wrap_async else dict(self.job_result, checked=True)
+        assert not wrap_async and not self.task.async_val
         self.calls.append((module_name, dict(module_args)))
         return getattr(self, module_name.split(".")[-1])(module_args)
 
@@ -95,14 +107,18 @@ class Target(object):
         return dict(self.job_result, started=1, finished=1, ansible_job_id="j1.2")
 
 
-def follow_job(target, drop=None, **args):
+def follow_job(target, drop=None, check_mode=False, **args):
     task = Task()
-    task.args = dict({"job": "j1.2", "log": LOG, "run_id": "7.25", "what": "torch build", "interval": 60,
-                      "timeout": 28800}, **args)
+    task.args = dict({"module": MODULE, "args": dict(BUILD_ARGS), "log": LOG, "run_id": "7.25",
+                      "what": "torch build", "interval": 60, "timeout": 28800}, **args)
     task.args.pop(drop, None)
+    task.check_mode = check_mode
     action = ActionModule(task, Connection(), PlayContext(), DataLoader(), None)
     action.clock, action.sleep, action._execute_module = target.clock, target.sleep, target.execute
-    return action.run(task_vars={"inventory_hostname": "bw-a"})
+    target.task = task
+    result = action.run(task_vars={"inventory_hostname": "bw-a"})
+    assert task.async_val == 0  # the task is plain again: the executor does not poll it
+    return result
 
 
 def modules(target):
@@ -112,6 +128,8 @@ def modules(target):
 def test_a_build_reports_every_interval_then_returns_the_jobs_result(capsys):
     target = Target(ends_at=130)
     result = follow_job(target)
+    # the module and its arguments, under async_wrapper with the timeout as its limit, before the rounds
+    assert target.launches == [(BUILD_ARGS, True, 28800, 0.0)]
     assert result["reports"] == [
         "torch build on bw-a: 0:01:00 elapsed, running; last log line: " + BUILD_LINE % 60,
         "torch build on bw-a: 0:02:00 elapsed, running; last log line: " + BUILD_LINE % 120,
@@ -174,9 +192,30 @@ def test_a_job_that_does_not_end_fails_at_the_timeout():
         "torch build on bw-a has not ended after 0:02:34; see %s" % LOG)
 
 
+def test_a_launch_without_a_job_id_fails_with_its_message_and_follows_nothing():
+    target = Target(ends_at=1, launch={"failed": True, "msg": "could not write the job's file in /root/.ansible_async"})
+    result = follow_job(target)
+    assert result["failed"] and not result["changed"] and result["reports"] == []
+    assert result["msg"] == "could not write the job's file in /root/.ansible_async"
+    assert len(target.launches) == 1 and target.calls == []
+    result = follow_job(Target(ends_at=1, launch={"changed": True, "started": 0}))
+    assert result["failed"] and result["msg"] == MODULE + " did not start in the background (no job id)"
+
+
+def test_check_mode_runs_the_module_synchronously_and_follows_nothing(capsys):
+    target = Target(ends_at=1, job_result={"changed": True, "created": True, "stack": "torch-2.9.1-cu128"})
+    result = follow_job(target, check_mode=True, what="pip install")
+    assert target.launches == [(BUILD_ARGS, False, 0, 0.0)] and target.calls == []
+    assert result == {"changed": True, "created": True, "stack": "torch-2.9.1-cu128", "checked": True, "reports": []}
+    assert capsys.readouterr().out == ""
+
+
 def test_arguments_are_checked():
-    with pytest.raises(AnsibleActionFail, match="job"):
-        follow_job(Target(ends_at=1), drop="job")
+    for option in ("module", "args"):
+        with pytest.raises(AnsibleActionFail, match=option):
+            follow_job(Target(ends_at=1), drop=option)
+    with pytest.raises(AnsibleActionFail, match="args"):
+        follow_job(Target(ends_at=1), args=["tree", "/src"])
     with pytest.raises(AnsibleActionFail, match="interval"):
         follow_job(Target(ends_at=1), interval="often")
 
