@@ -34,6 +34,10 @@ class ActionModule(ActionBase):
             if self._task.check_mode:
                 return dict(self._execute_module(module_name=args["module"], module_args=args["args"],
                                                  task_vars=task_vars), reports=[])
+            try:
+                args["log"], args["run_id"] = follow.log_and_run_id(args)
+            except ValueError as exc:
+                return {"failed": True, "changed": False, "reports": [], "msg": str(exc)}
             launch = self._launch(args, task_vars)
             if not follow.launched(launch):
                 return follow.launch_failed(launch, args["module"])

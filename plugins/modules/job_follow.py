@@ -44,11 +44,15 @@ options:
     type: dict
     required: true
   log:
-    description: The job's log on the target.
+    description:
+      - The job's log on the target. Empty for the started module's own C(log) option (a task that has neither fails
+        before anything starts).
     type: str
-    required: true
+    default: ""
   run_id:
-    description: What C(<log>.rc) starts with at this run's end (an earlier run's file does not count).
+    description:
+      - What C(<log>.rc) starts with at this run's end (an earlier run's file does not count). Empty for the started
+        module's own C(run_id) option, if it has one.
     type: str
     default: ""
   what:
@@ -81,9 +85,7 @@ EXAMPLES = r"""
       pip_args: [--index-url, "https://download.pytorch.org/whl/cu128", torch==2.9.1+cu128]
       log: /opt/pytorch/venvs/.pip.log
       run_id: "{{ run }}"
-    log: /opt/pytorch/venvs/.pip.log
-    run_id: "{{ run }}"
-    what: pip install
+    what: pip install  # log and run_id: the module's own
     timeout: 3600
   register: install
 """

@@ -6,8 +6,8 @@ background on the target (the source build, the pip install of the pytorch role)
 controller.
 
 The launch is the module under async_wrapper (what `async` and `poll: 0` do), its limit the timeout; a
-launch without a job id fails the task with its message. Every round waits on the target, at most one interval, for <log>.rc to start with the run's id (the
-module writes it last), reads the end of the log and reports a line (role_messages.poll_report); the
+launch without a job id fails the task with its message. Every round waits on the target, at most one
+interval, for <log>.rc to start with the run's id (the module writes it last), reads the end of the log and reports a line (role_messages.poll_report); the
 round that sees the end, or the deadline, ends the loop; then async_status gives the job's result.
 Pure functions: the action runs the modules and keeps the time.
 """
@@ -21,7 +21,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import 
 ARGUMENT_SPEC = {
     "module": {"type": "str", "required": True},
     "args": {"type": "dict", "required": True},
-    "log": {"type": "str", "required": True},
+    "log": {"type": "str", "default": ""},
     "run_id": {"type": "str", "default": ""},
     "what": {"type": "str", "required": True},
     "interval": {"type": "int", "default": 15},
@@ -32,6 +32,17 @@ DEFAULT_TAIL_LINES = 400
 RESULT_TRIES = 3  # async_status after the end was seen: the job's wrapper may still be writing its result
 RESULT_DELAY = 2
 WAIT_SLEEP = 2  # wait_for's own polling of <log>.rc, seconds
+
+
+def log_and_run_id(args):
+    """(log, run_id) the rounds read: the options, else the started module's own options of those names
+    (pytorch_stack and pytorch_source_build take both). Raises ValueError when there is no log."""
+    started = args["args"]
+    log = args["log"] or str(started.get("log") or "")
+    if not log:
+        raise ValueError("job_follow needs the log %s writes: set log, or give the module a log option"
+                         % args["module"])
+    return log, args["run_id"] or str(started.get("run_id") or "")
 
 
 def launched(launch_result):

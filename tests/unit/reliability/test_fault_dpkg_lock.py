@@ -29,7 +29,8 @@ ROLES = {  # host: (role, tasks_from, the timeout variable, the package task tha
     "driver_dpkg_locked": ("nvidia_driver", "setup-Debian", "nvidia_driver_apt_lock_timeout",
                            "Install the headers of the running kernel and DKMS"),
     "toolkit_dpkg_locked": ("cuda_toolkit", "install", "cuda_toolkit_apt_lock_timeout", "Install the toolkits"),
-    "pytorch_dpkg_locked": ("pytorch", "install", "pytorch_apt_lock_timeout", "Install the venv module of the OS Python"),
+    "pytorch_dpkg_locked": ("pytorch", "stack", "pytorch_apt_lock_timeout",
+                            "Install the venv module of the OS Python (and a source build's compilers, cmake, ninja and git)"),
 }
 
 
@@ -49,15 +50,15 @@ def locked_play(tmp_path_factory):
                 pass
             os.chmod(path, 0o640)
         hosts[name] = {"rely_role": role, "rely_dir": rely_dir, "blackwell_preflight": PREFLIGHT,
-                       "rely_facts": facts(), variable: TIMEOUT, "nvidia_driver_repo_configure": False,
-                       "_pytorch_venv_packages": ["python3-venv"]}
+                       "rely_facts": facts(), variable: TIMEOUT, "nvidia_driver_repo_configure": False}
         holders[name] = hold_lock(_locks(rely_dir)[0])
     tasks = [{"name": "Install the packages of %s" % role, "ansible.builtin.include_role": {
         "name": "blackwell.pytorch.%s" % role, "tasks_from": tasks_from},
         "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "inventory_hostname == '%s'" % name}
         for name, (role, tasks_from, _variable, _task) in ROLES.items()]
     locks = ["{{ rely_dir }}/dpkg/lock-frontend", "{{ rely_dir }}/dpkg/lock"]
-    extra = {"_nvidia_driver_dpkg_locks": locks, "_cuda_toolkit_dpkg_locks": locks, "_pytorch_dpkg_locks": locks}
+    extra = {"_nvidia_driver_dpkg_locks": locks, "_cuda_toolkit_dpkg_locks": locks, "_pytorch_dpkg_locks": locks,
+             "_pytorch_packages": ["python3-venv"]}
     try:
         rc, stdout, stderr = run(tmp_path, tasks, hosts, extra_vars=extra, check=False)
     finally:

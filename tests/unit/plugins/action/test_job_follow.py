@@ -210,6 +210,25 @@ def test_check_mode_runs_the_module_synchronously_and_follows_nothing(capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_log_and_run_id_default_to_the_started_modules_own():
+    target = Target(ends_at=100, earlier="7.2 1\n")
+    result = follow_job(target, drop="log", run_id="")
+    assert target.launches == [(BUILD_ARGS, True, 28800, 0.0)]
+    assert [call[1]["path"] for call in target.calls if call[0].endswith("wait_for")] == [LOG + ".rc"] * 2
+    assert target.calls[0][1]["search_regex"] == r"^7\.25" and result["finished"] and not result.get("failed")
+    assert follow.log_and_run_id({"module": MODULE, "args": {"log": "/m"}, "log": "/o", "run_id": ""}) == ("/o", "")
+
+
+def test_no_log_to_follow_fails_before_anything_starts():
+    target = Target(ends_at=1)
+    started = dict(BUILD_ARGS)
+    del started["log"]
+    result = follow_job(target, drop="log", args=started)
+    assert result["failed"] and not result["changed"] and result["reports"] == []
+    assert result["msg"] == ("job_follow needs the log %s writes: set log, or give the module a log option" % MODULE)
+    assert target.launches == [] and target.calls == []
+
+
 def test_arguments_are_checked():
     for option in ("module", "args"):
         with pytest.raises(AnsibleActionFail, match=option):
