@@ -147,26 +147,26 @@ def _pinned(bench, nbytes, fill):
     return host
 
 
-def h2d(bench, size, dtype_name):
+def _host_copy(bench, size, to_device):
+    """One pinned host buffer and one device buffer of size["mib"] MiB; the copy one way, then its check."""
     torch = bench.torch
     nbytes = size["mib"] * MIB
-    host = _pinned(bench, nbytes, fill=True)
-    dev = torch.empty((nbytes,), dtype=torch.uint8, device=bench.device)
-    result = bench.run(lambda index: dev.copy_(host, non_blocking=True), 1)
+    if to_device:
+        src, dst = _pinned(bench, nbytes, fill=True), torch.empty((nbytes,), dtype=torch.uint8, device=bench.device)
+    else:
+        src, dst = bench.random((nbytes,), torch.uint8), _pinned(bench, nbytes, fill=False)
+    result = bench.run(lambda index: dst.copy_(src, non_blocking=True), 1)
     bench.timer.sync()
-    result["check"] = check_equal(torch, dev, host)
+    result["check"] = check_equal(torch, dst, src)
     return result
+
+
+def h2d(bench, size, dtype_name):
+    return _host_copy(bench, size, to_device=True)
 
 
 def d2h(bench, size, dtype_name):
-    torch = bench.torch
-    nbytes = size["mib"] * MIB
-    dev = bench.random((nbytes,), torch.uint8)
-    host = _pinned(bench, nbytes, fill=False)
-    result = bench.run(lambda index: host.copy_(dev, non_blocking=True), 1)
-    bench.timer.sync()
-    result["check"] = check_equal(torch, host, dev)
-    return result
+    return _host_copy(bench, size, to_device=False)
 
 
 def sdpa(bench, size, dtype_name):
