@@ -58,5 +58,10 @@ def test_the_login_shell_profile_is_root_owned_0644(tmp_path):
     assert outcome(stdout, "profile")["failed_task"] is None
     info = os.stat(str(profile))
     assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (0, 0, 0o644)
-    assert "export PYTORCH_STACK=%s/current\n" % (tmp_path / "pytorch") in profile.read_text()
+    text = profile.read_text()
+    assert "export PYTORCH_STACK=%s/current\n" % (tmp_path / "pytorch") in text and text.endswith("\n")
     assert not (tmp_path / "pytorch").exists()  # pruning an empty root makes nothing
+    rc, stdout, stderr = run(tmp_path / "play", tasks, hosts, check=False)  # converged: the file is not touched
+    assert rc == 0, stdout + stderr
+    again = os.stat(str(profile))
+    assert (again.st_ino, again.st_mtime_ns) == (info.st_ino, info.st_mtime_ns) and profile.read_text() == text
