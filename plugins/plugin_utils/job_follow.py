@@ -7,8 +7,9 @@ controller.
 
 The launch is the module under async_wrapper (what `async` and `poll: 0` do), its limit the timeout; a
 launch without a job id fails the task with its message. Every round waits on the target, at most one
-interval, for <log>.rc to start with the run's id (the module writes it last), reads the end of the log and reports a line (role_messages.poll_report); the
-round that sees the end, or the deadline, ends the loop; then async_status gives the job's result.
+interval, for <log>.rc to start with the run's id (the module writes it last), reads the end of the log
+and reports a line (role_messages.poll_report); the round that sees the end, or the deadline, ends the
+loop; then async_status gives the job's result.
 Pure functions: the action runs the modules and keeps the time.
 """
 from __future__ import annotations

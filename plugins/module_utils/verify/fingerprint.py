@@ -40,26 +40,26 @@ def driver_version(root="/"):
     return match.group(1) if match else None
 
 
+def _gpu_information(root):
+    """[(pci_bus_id, text)] of the driver's /proc/driver/nvidia/gpus/*/information files, in bus order."""
+    return [(os.path.basename(os.path.dirname(path)), read_text(path) or "")
+            for path in sorted(glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information")))]
+
+
 def gpu_uuids(root="/"):
     """Sorted UUIDs of the GPUs the driver initialised (/proc/driver/nvidia/gpus/*/information)."""
-    uuids = []
-    for path in glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information")):
-        match = _UUID_RE.search(read_text(path) or "")
-        if match:
-            uuids.append(match.group(1))
-    return sorted(uuids)
+    return sorted(match.group(1) for match in (_UUID_RE.search(text) for _bus, text in _gpu_information(root))
+                  if match)
 
 
 def gpu_models(root="/"):
     """[{pci_bus_id, name, uuid}] of the GPUs the driver initialised, in bus order, from the same files as
     gpu_uuids(): the names the verify role's default gates are chosen by, without an NVML call."""
     gpus = []
-    for path in sorted(glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information"))):
-        text = read_text(path) or ""
+    for bus, text in _gpu_information(root):
         model, uuid = _MODEL_RE.search(text), _UUID_RE.search(text)
         if model:
-            gpus.append({"pci_bus_id": os.path.basename(os.path.dirname(path)), "name": model.group(1),
-                         "uuid": uuid.group(1) if uuid else None})
+            gpus.append({"pci_bus_id": bus, "name": model.group(1), "uuid": uuid.group(1) if uuid else None})
     return gpus
 
 
