@@ -11,6 +11,9 @@ highlighted, and the stack versions per host. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+import html as _html
+import re
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
     KEY_TESTS, figure_text, key_figures)
 
@@ -23,8 +26,21 @@ CSS = ("body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse
 
 
 def _esc(text):
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    """Text for HTML element content or a quoted attribute: & < > " and ' escaped."""
+    return _html.escape(str(text), quote=True)
+
+
+# ASCII punctuation that Markdown (CommonMark / GFM tables) gives a meaning inside a table cell:
+# each is escaped with a backslash, which CommonMark defines for every ASCII punctuation character.
+# An underscore between two letters or digits cannot open or close emphasis and stays as it is
+# (hw_thermal_slowdown reads as written in the raw file too).
+_MD_SPECIAL = re.compile(r"[\\`*{}\[\]()<>#!|&~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def md_cell(text):
+    """Text for one Markdown table cell (or list item): punctuation that would format, link, open
+    HTML or end the cell (|) is backslash-escaped, and line breaks become spaces."""
+    return _MD_SPECIAL.sub(lambda match: "\\" + match.group(0), " ".join(str(text).splitlines()))
 
 
 def _stack(document):
@@ -78,16 +94,17 @@ def markdown(report):
         "| host | verdict | driver | CUDA | torch | key figures | slowdowns |", "|---|---|---|---|---|---|---|"]
     for host in report["hosts"]:
         stack = host["stack"]
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        cells = [md_cell(cell) for cell in (
             host["host"], host["status"], stack.get("driver") or "-",
-            stack.get("cuda_toolkit") or "-", stack.get("torch") or "-",
-            "<br>".join("GPU %s: %s" % ("cpu" if r["gpu"] is None else r["gpu"], figure_text(r))
-                        for r in host["figures"]) or "-",
-            ", ".join(host.get("slow_reasons") or []) or "-"))
+            stack.get("cuda_toolkit") or "-", stack.get("torch") or "-")]
+        cells.append("<br>".join(md_cell("GPU %s: %s" % ("cpu" if r["gpu"] is None else r["gpu"], figure_text(r)))
+                                 for r in host["figures"]) or "-")
+        cells.append(md_cell(", ".join(host.get("slow_reasons") or []) or "-"))
+        lines.append("| %s |" % " | ".join(cells))
     failed = [host for host in report["hosts"] if not host["passed"]]
     if failed:
         lines += ["", "## Failures", ""]
-        lines += ["- **%s**: %s" % (host["host"], host["message"]) for host in failed]
+        lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(host["message"])) for host in failed]
     return "\n".join(lines) + "\n"
 
 

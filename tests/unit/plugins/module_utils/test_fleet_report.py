@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 
 import pytest
+from markdown_it import MarkdownIt
 
 from verify_results import cpu_result, h100_result, hot_result
 
@@ -65,3 +67,81 @@ def test_renderers_refuse_what_is_not_a_fleet_document():
             render(h100_result())
         with pytest.raises(ValueError, match="no created, hosts, passed, failed"):
             render(None)
+
+
+HOSTILE_HOST = "ws|07 <script>alert('x')</script> *b* _u_ [l](http://x) `c` &amp;"
+HOSTILE_MESSAGE = "gate gemm_bf16 | failed: 'bad' <img src=x onerror=alert(1)>\nsecond line | again"
+
+
+def hostile_report():
+    bad = hot_result(HOSTILE_HOST)
+    bad["message"] = HOSTILE_MESSAGE
+    return fleet_report.fleet({HOSTILE_HOST: bad, "ws-h100-01": h100_result()})
+
+
+class _Cells(HTMLParser):
+    """Rows of <td>/<th> texts, and every element and attribute seen, from rendered HTML."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows, self.tags, self.attrs, self.items, self._cell, self._item = [], [], [], [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [name for name, _ in attrs]
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = ""
+        elif tag == "li":
+            self._item = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(self._cell)
+            self._cell = None
+        elif tag == "li" and self._item is not None:
+            self.items.append(self._item)
+            self._item = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+        if self._item is not None:
+            self._item += data
+
+
+def _parse(page):
+    cells = _Cells()
+    cells.feed(page)
+    return cells
+
+
+def test_html_report_escapes_hostile_host_names_and_messages():
+    page = fleet_report.html(hostile_report())
+    seen = _parse(page)
+    assert "script" not in seen.tags and "img" not in seen.tags and "onerror" not in seen.attrs
+    assert "<script>" not in page and "'x'" not in page  # both quote kinds escaped
+    host_cells = [row[0] for row in seen.rows if row and row[0] != "host"]
+    assert HOSTILE_HOST in host_cells  # shown exactly as named, as text
+    assert any(item.startswith(HOSTILE_HOST + ": gate gemm_bf16 | failed: 'bad' <img") for item in seen.items)
+
+
+def test_markdown_report_keeps_one_cell_per_column_with_hostile_host_names_and_messages():
+    text = fleet_report.markdown(hostile_report())
+    rendered = MarkdownIt("commonmark").enable("table").render(text)
+    seen = _parse(rendered)
+    assert "script" not in seen.tags and "img" not in seen.tags and "a" not in seen.tags
+    assert "em" not in seen.tags and "code" not in seen.tags
+    header, *rows = seen.rows
+    assert len(header) == 7 and all(len(row) == 7 for row in rows) and len(rows) == 2
+    assert sorted(row[0] for row in rows) == sorted([HOSTILE_HOST, "ws-h100-01"])
+    failure = [item for item in seen.items if item.startswith(HOSTILE_HOST)]
+    assert failure == [HOSTILE_HOST + ": " + HOSTILE_MESSAGE.replace("\n", " ")]
+
+
+@pytest.mark.parametrize("text", ["a|b", "x\ny", "_lead", "trail_", "in_word", "* [a](b) <i> `c` \\ & ~ # !"])
+def test_markdown_cell_renders_back_to_its_text(text):
+    rendered = MarkdownIt("commonmark").enable("table").render("| h |\n|---|\n| %s |\n" % fleet_report.md_cell(text))
+    rows = _parse(rendered).rows
+    assert rows[1] == [" ".join(text.splitlines())]
