@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Molecule layer: every scenario under molecule/ on podman with local images, offline.
+# Molecule layer: every scenario under extensions/molecule/ (molecule's layout for collections) on podman with local images, offline.
 # MOLECULE_SCENARIOS="a b" runs a subset.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,10 +14,10 @@ scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null 
 # Offline wheelhouse for the tools role (the containers reach no index).
 .venv-test/bin/python -m pip download -q --no-deps -d .build/wheelhouse \
   "$(grep -h '^nvidia-ml-py==' requirements.txt)" 2>&1 | grep -v '^WARNING: Location' || true
-# The real CPU torch wheel and its dependencies for molecule/pytorch_real (mounted read-only).
+# The real CPU torch wheel and its dependencies for extensions/molecule/pytorch_real (mounted read-only).
 .venv-test/bin/python -m pip download -q --only-binary=:all: -d .build/wheelhouse-torch \
   -r tests/requirements-torch-cpu.txt 2>&1 | grep -v '^WARNING: Location' || true
-scenarios=${MOLECULE_SCENARIOS:-$(find molecule -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')}
+scenarios=${MOLECULE_SCENARIOS:-$(find extensions/molecule -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')}
 declare -A took rc
 for s in $scenarios; do
   echo "------------------- molecule scenario: $s -------------------"

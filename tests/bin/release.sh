@@ -17,7 +17,7 @@ echo "built $(basename "$tarball")"
 
 # 1. contents
 tar -tzf "$tarball" | sed 's|/$||' | sort > "$work/contents"
-dev_only='^(tests|molecule|scripts|benchmarks|inventories|\.config|\.ci|\.build|changelogs/fragments)(/|$)|^(ansible\.cfg|Makefile|site\.yml|requirements(-test)?\.txt|docs/contributing\.md|docs/testing\.md|\.gitignore|\.yamllint|\.ansible-lint|changelogs/config\.yaml)$'
+dev_only='^(tests|extensions/molecule|scripts|benchmarks|inventories|\.ci|\.build|changelogs/fragments)(/|$)|^(ansible\.cfg|Makefile|site\.yml|requirements(-test)?\.txt|docs/contributing\.md|docs/testing\.md|\.gitignore|\.yamllint|\.ansible-lint|changelogs/config\.yaml)$'
 if grep -E "$dev_only" "$work/contents"; then echo "dev-only files in the tarball (above)"; exit 1; fi
 for role in roles/*/; do wanted+=("${role}README.md"); done
 for file in LICENSE LICENSES/GPL-3.0-or-later.txt CHANGELOG.md changelogs/changelog.yaml \
