@@ -24,8 +24,14 @@ for s in $scenarios; do
   t0=$(date +%s)
   # One run of a scenario at a time on this machine: scenarios use fixed container names.
   if .venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root" >/dev/null; then
-    flock "/tmp/blackwell-pytorch-molecule-$s.lock" molecule test -s "$s"
-    rc[$s]=$?
+    flock "/tmp/blackwell-pytorch-molecule-$s.lock" molecule test -s "$s" 2>&1 | tee ".build/molecule-$s.log"
+    rc[$s]=${PIPESTATUS[0]}
+    # Molecule's own warnings and critical lines (a layout it would migrate, a glob that failed) fail
+    # the scenario: its output must carry none.
+    if grep -aE $'^(\e\\[[0-9;]*m)*(WARNING|CRITICAL)(\e\\[[0-9;]*m)* ' ".build/molecule-$s.log" > ".build/molecule-$s.warnings"; then
+      echo "molecule printed warnings or critical lines for $s:"; cat ".build/molecule-$s.warnings"
+      [ "${rc[$s]}" != 0 ] || rc[$s]=1
+    fi
   else
     .venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root"
     rc[$s]=1
