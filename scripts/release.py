@@ -171,7 +171,7 @@ def release(root, version, summary=None, output_path=None, date=None):
         "  changelog: %d fragment(s) -> changelogs/changelog.yaml, %s; fragments removed"
         % (len(fragments), ", ".join(_outputs(root))),
         "  tarball: %s (%d KiB)" % (tarball, os.path.getsize(tarball) // 1024),
-        "next: review the diff, commit it, tag v%s, publish the tarball" % version,
+        "next: review the diff, commit it, tag %s, publish the tarball" % version,
     ]
 
 
