@@ -38,14 +38,14 @@ def _roles_used(data):
     return {role["role"] if isinstance(role, dict) else role for play in data for role in play.get("roles") or []}
 
 
-@pytest.mark.parametrize("readme,line,block", BLOCKS, ids=["%s:%d" % (path, line) for path, line, _ in BLOCKS])
+@pytest.mark.parametrize("readme,line,block", BLOCKS, ids=["%s:%d" % (entry[0], entry[1]) for entry in BLOCKS])
 def test_every_yaml_example_in_the_readmes_parses(readme, line, block):
     assert yaml.safe_load(block) is not None, "%s:%d: empty YAML block" % (readme, line)
 
 
 @pytest.mark.parametrize("role", sorted(os.path.basename(os.path.dirname(path)) for path in READMES[1:]))
 def test_every_role_readme_has_a_named_play_using_the_role_by_fqcn(role):
-    plays = [yaml.safe_load(block) for readme, _, block in BLOCKS if readme == "roles/%s/README.md" % role]
+    plays = [yaml.safe_load(entry[2]) for entry in BLOCKS if entry[0] == "roles/%s/README.md" % role]
     playbooks = [data for data in plays if _is_playbook(data)]
     using = [data for data in playbooks if "blackwell.pytorch.%s" % role in _roles_used(data)]
     assert using, "roles/%s/README.md has no ```yaml play with `role: blackwell.pytorch.%s`" % (role, role)

@@ -31,11 +31,11 @@ def test_no_option_or_return_description_is_cut_at_a_comma(document):
         doc = yaml.safe_load(handle)
     fields = list(_fields(doc["DOCUMENTATION"].get("options"))) + list(_fields(doc.get("RETURN")))
     assert fields
+    name = os.path.basename(document)
     for path, field in fields:
+        where = "%s: %s" % (name, "/".join(path))
         stray = sorted(key for key, value in field.items() if value is None)
-        assert not stray, "%s: %s: the description was cut before %r" % (os.path.basename(document), "/".join(path),
-                                                                          stray)
+        assert not stray, "%s: the description was cut before %r" % (where, stray)
         description = field["description"]
         text = " ".join(description) if isinstance(description, list) else description
-        assert text.rstrip().endswith((".", ":", ")")), "%s: %s: %r" % (os.path.basename(document), "/".join(path),
-                                                                         text)
+        assert text.rstrip().endswith((".", ":", ")")), "%s: %r" % (where, text)
