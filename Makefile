@@ -6,11 +6,13 @@ VENV := .venv
 TEST_VENV := .venv-test
 COLLECTIONS := .build/collections
 
-.PHONY: site setup collection test unit lint sanity release molecule images clean help
+.PHONY: site setup collection test unit lint sanity test-release molecule release images clean help
 
 help:
 	@echo "make site  [ARGS='-i inventories/lab ...']  provision + verify (default: this machine)"
 	@echo "make test                                  unit, lint, sanity, release and molecule layers"
+	@echo "make unit|lint|sanity|test-release|molecule one test layer"
+	@echo "make release VERSION=x.y.z                 bump galaxy.yml, write the changelog, build the tarball"
 
 ## site: bootstrap the venv, install the collection, run site.yml
 site: setup
@@ -24,8 +26,18 @@ setup:
 test:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh
 
-unit lint sanity release molecule:
+unit lint sanity molecule:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh $@
+
+## test-release: the release test layer (tests/bin/release.sh)
+test-release:
+	@PYTHON=$(PYTHON) tests/bin/run-all.sh release
+
+## release: cut release VERSION (scripts/release.py); SUMMARY='...' adds a release summary
+release:
+	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=x.y.z [SUMMARY='...']  (the release test layer: make test-release)" >&2; exit 2; }
+	@PYTHON=$(PYTHON) scripts/venv.sh $(TEST_VENV) requirements-test.txt
+	@$(TEST_VENV)/bin/python scripts/release.py "$(VERSION)" $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 images:
 	@tests/fixtures/images/build.sh

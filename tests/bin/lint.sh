@@ -2,7 +2,8 @@
 # Lint layer: the collection is built from the checkout and installed into .build/collections
 # first (ansible-lint resolves blackwell.pytorch.* there and nowhere else), then ansible-lint,
 # production profile, over the whole tree (yamllint included); then the built tarball must
-# install into a fresh collections path and ansible-doc must render every module.
+# install into a fresh collections path and ansible-doc must render every module; last, from that
+# copy, antsibull-docs lints the documentation and builds the docs site (tests/bin/docs-site.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -20,3 +21,4 @@ for module in plugins/modules/*.py; do
   grep -q "^> MODULE $name " "$fresh/doc.txt" || { echo "ansible-doc $name did not render"; exit 1; }
   echo "ansible-doc $name: $(wc -l < "$fresh/doc.txt") lines"
 done
+tests/bin/docs-site.sh "$fresh"

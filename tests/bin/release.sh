@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Release layer: the tarball a user installs is what Galaxy accepts and an EE can be built from.
-#   1. the tarball holds the license, the changelog and every role's README, and no dev-only file
+#   1. the tarball holds the license, the changelog and every role's README, and no dev-only file;
+#      every relative link in every .md file it ships resolves to a file in it (check-links.py)
 #   2. galaxy-importer (offline) accepts it, with no ansible-lint finding
 #   3. the changelog fragments and changelogs/changelog.yaml are valid (antsibull-changelog)
 #   4. ansible-builder: introspect finds the collection's EE requirements (ranges, no pins) and
@@ -25,6 +26,7 @@ for file in LICENSE LICENSES/GPL-3.0-or-later.txt CHANGELOG.md changelogs/change
   grep -qxF "$file" "$work/contents" || { echo "tarball lacks $file"; exit 1; }
 done
 echo "tarball: $(grep -c . "$work/contents") entries, no dev-only file"
+python tests/bin/check-links.py "$tarball"
 
 # 2. galaxy-importer
 (cd "$work" && GALAXY_IMPORTER_CONFIG="$root/tests/release/galaxy-importer.cfg" \
