@@ -62,7 +62,8 @@ def _pem(certificate=None, key=None):
 
 def make_pki(directory):
     """{"ca", "server", "server_key", "client", "client_cert_only"}: paths of PEM files under directory."""
-    ca_key, server_key, client_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
+    ca_key, server_key, client_key = (ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1()),
+                                      ec.generate_private_key(ec.SECP256R1()))
     ca = _certificate("blackwell test index CA", ca_key, "blackwell test index CA", ca_key, ca=True)
     server = _certificate("127.0.0.1", server_key, "blackwell test index CA", ca_key, server=True)
     client = _certificate("lab workstation", client_key, "blackwell test index CA", ca_key)

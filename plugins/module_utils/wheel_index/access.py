@@ -86,7 +86,7 @@ def verifies(url, trusted_hosts):
     "host:port" that port only; True otherwise."""
     host, port = _host_port(urlsplit(str(url)).netloc)
     for trusted in trusted_hosts or ():
-        trusted_host, trusted_port = _host_port(str(trusted).split("://")[-1].strip("/"))
+        trusted_host, trusted_port = _host_port(str(trusted).rsplit("://", 1)[-1].strip("/"))
         if trusted_host == host and (trusted_port is None or trusted_port == (port or "443")):
             return False
     return True
@@ -147,4 +147,3 @@ def http_problem(code, reason, sent_credentials):
         return "HTTP 407 %s: the proxy wants credentials" % reason, (
             "give them in the proxy URL (pytorch_proxy, or https_proxy on the target): http://user:password@proxy:3128")
     return None
-
