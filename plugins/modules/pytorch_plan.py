@@ -22,8 +22,18 @@ description:
     read is a refusal unless O(offline_fallback).
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
     Every refusal is the message the role reports.
-  - The secret part of a URL (C(user:password@), a token) in O(index), O(channel_base), O(extra_indexes)
-    and O(proxy) never appears in the result or a message.
+  - Reads the index as pip reads it, through Ansible's URL reader - the CA bundle O(ca_path) (pip C(--cert)),
+    the client certificate O(client_cert) (pip C(--client-cert)), no certificate check on O(trusted_hosts)
+    (pip C(--trusted-host)), credentials in the URL or else from netrc (C(NETRC), C(~/.netrc) of the user the
+    module runs as), O(proxy) or the proxy environment variables. C(--cert), C(--client-cert), C(--proxy) and
+    C(--trusted-host) in O(pip_extra_args) apply here as they do to pip (after the role's, so they win).
+  - Refuses, before reading the index, a O(ca_path) or O(client_cert) that is not a file, a O(client_cert)
+    without its private key, and O(pip_extra_args) that send pip to another index (C(--index-url),
+    C(--extra-index-url), C(--no-index), C(--find-links)). A certificate the CA bundle does not vouch for, a
+    server that wants a client certificate, and HTTP 401 / 403 are refusals naming the option to set.
+  - The secret part of a URL (C(user:password@), a token) in O(index), O(channel_base), O(extra_indexes),
+    O(proxy) and O(pip_extra_args) never appears in the result or a message; neither does the content of
+    O(client_cert) or of a netrc file.
   - Only reads, so it runs in check mode as in a real run.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
@@ -113,6 +123,34 @@ options:
     description: http(s) proxy for reading the index (C(pytorch_proxy)); empty for the proxy environment variables.
     type: str
     default: ""
+    version_added: 0.3.0
+  ca_path:
+    description:
+      - A CA bundle (PEM) on the target that vouches for the index's certificate (C(pytorch_index_ca_path));
+        it must be a file. Only this bundle is trusted for the index (pip C(--cert)). Empty for the system's.
+    type: path
+    default: ""
+    version_added: 0.3.0
+  client_cert:
+    description:
+      - A PEM file on the target with the TLS client certificate and its private key, unencrypted
+        (C(pytorch_index_client_cert), pip C(--client-cert)); it must be a file holding both. Empty for none.
+    type: path
+    default: ""
+    version_added: 0.3.0
+  trusted_hosts:
+    description: Hosts (V(host) or V(host:port)) whose certificate is not checked, as pip C(--trusted-host) (C(pytorch_trusted_hosts)).
+    type: list
+    elements: str
+    default: []
+    version_added: 0.3.0
+  pip_extra_args:
+    description:
+      - The extra arguments pip gets (C(pytorch_pip_extra_args)); their C(--cert), C(--client-cert), C(--proxy) and
+        C(--trusted-host) apply to reading the index too, and options that name another index are refused.
+    type: list
+    elements: str
+    default: []
     version_added: 0.3.0
   offline_fallback:
     description: Plan from the version table when the index cannot be read (a warning says so) instead of refusing.
@@ -214,6 +252,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import plan_from_index
 
 
@@ -230,6 +269,17 @@ def output(module, argv):
     """(stdout, stderr) of argv; its exit status does not matter, the text is read."""
     rc, out, err = module.run_command(argv)
     return out, err
+
+
+def pem_text(path):
+    """The text of a PEM file (to check that it holds a certificate and a key; never returned), "" without one."""
+    if not path or not os.path.isfile(path):
+        return ""
+    try:
+        with open(path, errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
 
 
 def main():
@@ -249,29 +299,36 @@ def main():
             index=dict(type="str", default=""), channel_base=dict(type="str", default=""),
             extra_indexes=dict(type="list", elements="str", default=[]),
             proxy=dict(type="str", default="", no_log=True), offline_fallback=dict(type="bool", default=False),
-            index_timeout=dict(type="int", default=30), built_wheelhouse=dict(type="path", default="")),
+            index_timeout=dict(type="int", default=30), built_wheelhouse=dict(type="path", default=""),
+            ca_path=dict(type="path", default=""), client_cert=dict(type="path", default=""),
+            trusted_hosts=dict(type="list", elements="str", default=[]),
+            pip_extra_args=dict(type="list", elements="str", default=[], no_log=False)),
         supports_check_mode=True)
     params = module.params
     module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
-                                             params["proxy"]]))
+                                             params["proxy"], params["pip_extra_args"]]))
     result = {"changed": False, "check_mode": module.check_mode}
     if not os.path.exists(params["python"]):
         module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
                              "Python 3.10 or newer." % (params["python"], params["host"]), **result)
     version_output = "%s %s" % output(module, [params["python"], "--version"])  # stderr on Python 2
-    stats = [{"item": item, "stat": look(item["path"])} for item in host_plan.source_paths(params)]
+    tls = access.settings(params["ca_path"], params["client_cert"], params["trusted_hosts"], params["proxy"],
+                          params["pip_extra_args"])
+    stats = [{"item": item, "stat": look(item["path"])} for item in host_plan.source_paths(params, tls)]
     nvcc = os.path.join(params["cuda_home"], "bin", "nvcc")
     nvcc_output = None
     if params["method"] != "wheel" and os.path.exists(nvcc):
         nvcc_output = output(module, [nvcc, "--version"])[0]
     planner = functools.partial(plan_from_index, platform=platform.machine(), timeout=params["index_timeout"],
-                                offline_fallback=params["offline_fallback"], proxy=params["proxy"])
+                                offline_fallback=params["offline_fallback"], proxy=tls["proxy"],
+                                ca_path=tls["ca_path"], client_cert=tls["client_cert"],
+                                trusted_hosts=tls["trusted_hosts"])
     hashes = ""
     if params["hashes_file"] and os.path.isfile(params["hashes_file"]):
         with open(params["hashes_file"]) as handle:
             hashes = handle.read()
     planned = host_plan.plan_host(params, version_output, stats, nvcc_output, index_planner=planner,
-                                  hashes_text=hashes)
+                                  hashes_text=hashes, tls=tls, client_cert_text=pem_text(tls["client_cert"]))
     for warning in (planned.get("plan") or {}).get("warnings") or ():
         if warning.endswith("planned from the version table instead"):  # offline_fallback took over
             module.warn(warning)

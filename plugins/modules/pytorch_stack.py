@@ -55,6 +55,9 @@ options:
       - Arguments after C(pip install) (index or wheelhouse, options, pins or the hashes file).
       - The secret part of a URL among them (C(https://user:password@host/simple), a proxy's) never appears in
         the result, a message or the log the module returns.
+      - The pytorch role passes its index's CA bundle and client certificate here as C(--cert) and
+        C(--client-cert) (C(pytorch_index_ca_path), C(pytorch_index_client_cert)), the files
+        M(blackwell.pytorch.pytorch_plan) read the index with; pip reads netrc itself.
     type: list
     elements: str
     default: []

@@ -22,6 +22,7 @@ import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 
 MIN_PYTHON = (3, 10)
 # (role variable, option of the module, a directory is wanted)
@@ -44,10 +45,22 @@ def python_refusal(python, release):
             % (python, release))
 
 
-def source_paths(params):
-    """The paths to look at: [{var, path, dir}] for every non-empty wheelhouse / constraints / hashes option."""
-    return [{"var": var, "path": params[option], "dir": is_dir}
-            for var, option, is_dir in SOURCE_PATHS if params.get(option)]
+def source_paths(params, tls=None):
+    """The paths to look at: [{var, path, dir}] for every non-empty wheelhouse / constraints / hashes option,
+    and the CA bundle and client certificate of `tls` (wheel_index.access.settings), named where they were set."""
+    found = [{"var": var, "path": params[option], "dir": is_dir}
+             for var, option, is_dir in SOURCE_PATHS if params.get(option)]
+    return found + [{"var": tls["from"][key], "path": tls[key], "dir": False}
+                    for key in ("ca_path", "client_cert") if tls and tls.get(key)]
+
+
+def access_refusal(params, tls, client_cert_text):
+    """The refusal of pip extra arguments that move pip to another index, or of a client certificate file
+    without its key (pip's --client-cert wants both in one file); None when there is none."""
+    refusal = access.extra_args_refusal(params.get("pip_extra_args"))
+    if refusal or not (tls and tls.get("client_cert")):
+        return refusal
+    return access.pem_refusal(client_cert_text, tls["client_cert"], tls["from"]["client_cert"])
 
 
 def build_host_refusal(plan, build_host, play_hosts):
@@ -97,7 +110,7 @@ def hashes_refusal(hashes_file, hashes_text, pins):
 
 
 def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse, index_planner=None,
-              hashes_text=""):
+              hashes_text="", tls=None, client_cert_text=""):
     """Check the inputs of one host and plan its stack.
 
     params: the module's options (python, version, channel, torchvision, torchaudio, companions, gpus,
@@ -107,7 +120,9 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     when it was not run or is not there; index_planner: plan_from_index's signature (index_url,
     python_tag=..., plan arguments), called with the index pip will read (index_source); params then
     also holds wheelhouse, index (pytorch_index_url) and channel_base (pytorch_channel_base_url);
-    hashes_text: the text of params["hashes_file"], which must pin exactly the plan's pins.
+    hashes_text: the text of params["hashes_file"], which must pin exactly the plan's pins; tls: the index
+    access settings (wheel_index.access.settings) with client_cert_text, the text of its client certificate
+    file (checked for a certificate and a key, never returned).
 
     Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
     "python_version"}. fallback is the source plan of the same release for method auto and a wheel plan
@@ -120,6 +135,9 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     missing = role_messages.missing_paths(path_stats, params["host"])
     if missing:
         return {"error": " ".join(missing)}
+    refusal = access_refusal(params, tls, client_cert_text)
+    if refusal:
+        return {"error": refusal}
     builds = not params["build_host"] or params["build_host"] == params["host"]
     toolkit = None
     if nvcc_output is not None:

@@ -119,12 +119,14 @@ def index_catalog(index_url, python_tag, platform, fetch, requested="", companio
 def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version="", channel="", torchvision="",
                     torchaudio="", companions=COMPANIONS, gpus=(), driver_cuda=None, method="wheel",
                     toolkit_cuda=None, builds=True, local_label=True, cuda_home="/usr/local/cuda",
-                    fetch=None, timeout=30, offline_fallback=False, proxy=""):
+                    fetch=None, timeout=30, offline_fallback=False, proxy="", ca_path="", client_cert="",
+                    trusted_hosts=()):
     """resolve.resolve_stack's plan, from the index at `index_url` (a URL, a mirror, or a wheelhouse path);
     the version table when index_url is empty, or, with offline_fallback, when the index cannot be read
     (a warning says so). Adds plan["index"]: {"url", "requests", "seconds", "read"} (the URL without its
     password). An unreadable index gives {"error"} naming the URL, the error and the variables to set.
-    proxy: an http(s) proxy URL for every request (else the proxy environment variables)."""
+    proxy: an http(s) proxy URL for every request (else the proxy environment variables); ca_path, client_cert,
+    trusted_hosts: how pip reaches the index (wheel_index.access.settings: --cert, --client-cert, --trusted-host)."""
     args = dict(version=version, channel=channel, torchvision=torchvision, torchaudio=torchaudio,
                 companions=companions, gpus=gpus, driver_cuda=driver_cuda, method=method, toolkit_cuda=toolkit_cuda,
                 builds=builds, local_label=local_label, cuda_home=cuda_home)
@@ -139,7 +141,8 @@ def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version
         return {"error": str(exc)}
     if not str(index_url or "").strip():
         return resolve_stack(catalog=table_catalog(), **args)
-    fetch = fetch or Fetcher(index_url, timeout, proxy=proxy)
+    fetch = fetch or Fetcher(index_url, timeout, proxy=proxy, ca_path=ca_path, client_cert=client_cert,
+                             trusted_hosts=trusted_hosts)
     started = time.time()
     try:
         catalog = index_catalog(index_url, python_tag, platform, fetch, requested,

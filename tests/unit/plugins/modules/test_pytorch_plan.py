@@ -143,3 +143,33 @@ def test_secrets_of_the_urls_are_no_log_values(tmp_path, run_module, no_log_valu
     status, result = run_module(pytorch_plan, args(extra_indexes=["https://ci:Tok3n@idx.lab/simple"],
                                                    proxy="http://u:pw@proxy.lab:3128"))
     assert status == "exit" and {"Tok3n", "pw", "http://u:pw@proxy.lab:3128"} <= no_log_values
+
+
+def test_refuses_a_missing_ca_bundle_or_client_certificate_before_reading_the_index(tmp_path, run_module):
+    index = {"index": "https://lab:Sup3rS3cret@127.0.0.1:9/simple"}  # nothing listens: refused before any request
+    status, result = run_module(pytorch_plan, args(ca_path=str(tmp_path / "ca.pem"),
+                                                   client_cert=str(tmp_path / "client.pem"), **index))
+    assert status == "fail" and result["msg"] == (
+        "pytorch_index_ca_path %s is not a file on ws-1. pytorch_index_client_cert %s is not a file on ws-1."
+        % (tmp_path / "ca.pem", tmp_path / "client.pem"))
+    status, result = run_module(pytorch_plan, args(pip_extra_args=["--cert=%s" % tmp_path], **index))
+    assert status == "fail" and result["msg"] == (
+        "pytorch_pip_extra_args --cert %s is not a file on ws-1." % tmp_path)
+
+
+def test_refuses_a_client_certificate_without_its_key_and_never_shows_the_file(tmp_path, run_module):
+    pem = tmp_path / "client.pem"
+    pem.write_text("-----BEGIN CERTIFICATE-----\nTUlJQ2VydGlmaWNhdGVCb2R5\n-----END CERTIFICATE-----\n")
+    status, result = run_module(pytorch_plan, args(client_cert=str(pem), index="https://127.0.0.1:9/simple"))
+    assert status == "fail" and result["msg"] == (
+        "pytorch_index_client_cert %s holds no private key: pip's --client-cert takes the certificate and its "
+        "private key in one PEM file (cat client.crt client.key > client.pem; mode 0600)." % pem)
+    assert "TUlJ" not in str(result)
+
+
+def test_refuses_pip_extra_args_that_send_pip_to_another_index(run_module):
+    status, result = run_module(pytorch_plan, args(pip_extra_args=["--extra-index-url", "https://u:Pw@other/simple",
+                                                                   "--no-index"]))
+    assert status == "fail" and result["msg"] == (
+        "pytorch_pip_extra_args sets --extra-index-url, --no-index: pip would install from another place than the "
+        "one the plan reads. Use pytorch_index_url, pytorch_extra_index_urls or pytorch_wheelhouse instead.")
