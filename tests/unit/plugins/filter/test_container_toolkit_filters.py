@@ -18,9 +18,9 @@ FPR = "C95B321B61E88C1809C4F759DDCAE044F796ECB0"
 def test_cdi_plan_shell_passes_every_argument():
     base = {"driver_version": "580.95.05", "gpus": ["0000:01:00.0"], "recorded": "", "spec_exists": True,
             "toolkit_version": "1.17.8-1", "args": [], "spec": "/etc/cdi/nvidia.yaml", "installed_driver": ""}
+    matching = record_text(fingerprint("580.95.05", ["0000:01:00.0"], "1.17.8-1", [], "/etc/cdi/nvidia.yaml"))
     result = assert_each_argument_matters(F["container_toolkit_cdi_plan"], base, {
-        "driver_version": "", "gpus": [], "recorded": record_text(fingerprint("580.95.05", ["0000:01:00.0"], "1.17.8-1", [],
-                                                                          "/etc/cdi/nvidia.yaml")), "spec_exists": "false", "toolkit_version": "1.18.0-1",
+        "driver_version": "", "gpus": [], "recorded": matching, "spec_exists": "false", "toolkit_version": "1.18.0-1",
         "args": ["--device-name-strategy=uuid"], "spec": "/var/run/cdi/nvidia.yaml", "installed_driver": "580.105.08"})
     assert result["action"] == "regenerate"
 

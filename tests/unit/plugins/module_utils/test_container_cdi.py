@@ -14,7 +14,7 @@ GPUS = ["0000:01:00.0", "0000:41:00.0"]
 SPEC = "/etc/cdi/nvidia.yaml"
 
 
-def _record(driver="580.95.05", gpus=GPUS, toolkit="1.17.8-1", args=(), spec=SPEC):
+def _record(driver="580.95.05", gpus=tuple(GPUS), toolkit="1.17.8-1", args=(), spec=SPEC):
     return record_text(fingerprint(driver, gpus, toolkit, args, spec))
 
 
