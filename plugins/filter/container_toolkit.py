@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters of the container_toolkit role and of the verify role's container check: thin shells over
+module_utils/containers, each documented in the file of its name beside this one."""
+from __future__ import annotations
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.containers import cdi, gpu_match, inputs, probe, runtimes
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_list, call, text
+
+
+def container_toolkit_probe(probe_text):
+    """The role's probe output read into driver, GPUs, runtimes, packages and the recorded fingerprint."""
+    return probe.read_probe(text(probe_text))
+
+
+def container_toolkit_inputs(repo_url, key_url="", key_content="", fingerprints=None, proxy="", version="", spec=""):
+    """{ok, problems} of the repository inputs, the pinned version and the CDI spec path."""
+    if not isinstance(fingerprints, str):  # text: refused by the check with a message naming the variable
+        fingerprints = as_list(fingerprints, "fingerprints", "container_toolkit_inputs")
+    problems = inputs.input_problems(text(repo_url), text(key_url), text(key_content), fingerprints, text(proxy),
+                                     text(version), text(spec))
+    return {"ok": not problems, "problems": problems}
+
+
+def container_toolkit_runtimes(asked, present=None, active=None):
+    """The runtimes to configure (asked, or those present), and the refusals."""
+    name = "container_toolkit_runtimes"
+    if isinstance(asked, str):  # -e container_toolkit_runtimes=docker,containerd
+        asked = asked.split(",")
+    return runtimes.runtime_plan(as_list(asked, "asked", name), as_list(present, "present", name),
+                                 as_list(active, "active", name))
+
+
+def container_toolkit_config_changed(proposed, current="", runtime="docker"):
+    """Whether nvidia-ctk's dry run changes the runtime's configuration file."""
+    return call("container_toolkit_config_changed", runtimes.config_changed, text(runtime), text(current), text(proposed))
+
+
+def container_toolkit_cdi_plan(driver_version, gpus=None, recorded="", spec_exists=False, toolkit_version="",
+                               args=None, spec="", installed_driver=""):
+    """generate / regenerate / keep / defer the CDI spec, with the reason and the fingerprint to record."""
+    name = "container_toolkit_cdi_plan"
+    return cdi.cdi_plan(text(driver_version), [text(g) for g in as_list(gpus, "gpus", name)], text(recorded),
+                        as_bool(spec_exists, "spec_exists", name), text(toolkit_version),
+                        [text(a) for a in as_list(args, "args", name)], text(spec), text(installed_driver))
+
+
+def container_toolkit_gpu_match(host_text, container_text=""):
+    """Whether nvidia-smi -L in a container lists exactly the host's GPUs."""
+    return gpu_match.gpu_match(text(host_text), text(container_text))
+
+
+class FilterModule(object):
+    """blackwell.pytorch container toolkit filters."""
+
+    def filters(self):
+        return {"container_toolkit_probe": container_toolkit_probe,
+                "container_toolkit_inputs": container_toolkit_inputs,
+                "container_toolkit_runtimes": container_toolkit_runtimes,
+                "container_toolkit_config_changed": container_toolkit_config_changed,
+                "container_toolkit_cdi_plan": container_toolkit_cdi_plan,
+                "container_toolkit_gpu_match": container_toolkit_gpu_match}
