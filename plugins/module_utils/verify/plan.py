@@ -53,12 +53,12 @@ def tests_run(profile, tests):
 
 def _runs_nowhere_reason(name, profile, tests, device):
     """Why a gate on test `name` can never fire in this request, or None."""
-    profiles = [candidate for candidate in sorted(PROFILE_TESTS) if name in PROFILE_TESTS[candidate]]
+    profiles = [candidate for candidate in PROFILE_TESTS if name in PROFILE_TESTS[candidate]]
     where = "profiles that run it: %s" % ", ".join(profiles) if profiles else "no profile runs it"
     if tests and name not in tests:
-        return "verify_tests (%s) does not list %s; %s, or add it to verify_tests" % (", ".join(tests), name, where)
+        return "verify_tests (%s) does not list %s (%s; or add it to verify_tests)" % (", ".join(tests), name, where)
     if not tests and name not in PROFILE_TESTS.get(profile, []):
-        return "profile %s does not run %s; %s, or list it in verify_tests" % (profile, name, where)
+        return "profile %s does not run %s (%s; or list it in verify_tests)" % (profile, name, where)
     reason = skip_reason(name, device)
     if reason:
         return "device %s cannot run %s (%s)" % (device, name, reason)
