@@ -58,6 +58,6 @@ class LookupModule(LookupBase):
             raise AnsibleLookupError("verify_code takes no terms, got %r" % (terms,))
         try:
             return [cached(COLLECTION_ROOT)]
-        except (OSError, SyntaxError) as err:
+        except OSError as err:
             raise AnsibleLookupError("verify_code: cannot read the verification code under %s: %s"
                                      % (COLLECTION_ROOT, err))

@@ -5,7 +5,8 @@
 
 The files are derived, not listed: the entry modules (torch_benchmark, torch_cuda_check,
 stack_fingerprint) and every module_utils package they import, followed through the imports
-of those packages' files until no new package appears. A whole package is hashed, not only
+of those packages' files until no new package appears (the imports are found by their text,
+ansible_collections.blackwell.pytorch.plugins.module_utils.<package>, in milliseconds). A whole package is hashed, not only
 the files named in imports: the kernel check's children import siblings by name at run time,
 and a file changed in a package that ships with a module is code that module runs.
 `verification_code()` is pure over the tree it is given; `cached()` keeps one answer per
@@ -13,30 +14,23 @@ collection root for the life of the process. No Ansible import (PyYAML comes wit
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
+import re
 
 import yaml
 
 ENTRY_MODULES = ("torch_benchmark", "torch_cuda_check", "stack_fingerprint")
-_PREFIX = "ansible_collections.blackwell.pytorch.plugins.module_utils."
+_PACKAGE_RE = re.compile(r"ansible_collections\.blackwell\.pytorch\.plugins\.module_utils\.(\w+)")
 _CACHE = {}
 
 
 def _imported_packages(path):
-    """module_utils package names a Python file imports (absolute collection imports)."""
+    """module_utils package names a Python file names (imports, and module paths written as text, such as
+    a child program's): a textual match, so a mention too many only hashes one package more."""
     with open(path, "rb") as handle:
-        tree = ast.parse(handle.read(), filename=path)
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-            names.extend("%s.%s" % (node.module, alias.name) for alias in node.names)
-        elif isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-    return set(name[len(_PREFIX):].split(".")[0] for name in names if name.startswith(_PREFIX))
+        return set(_PACKAGE_RE.findall(handle.read().decode("utf-8", "replace")))
 
 
 def _package_files(root, package):
