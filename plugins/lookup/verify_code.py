@@ -34,9 +34,9 @@ _raw:
   type: list
   elements: dict
   contains:
-    digest: {description: sha256 over each file's path and content., type: str}
-    files: {description: The hashed files, relative to the collection's root., type: list, elements: str}
-    packages: {description: The module_utils packages among them., type: list, elements: str}
+    digest: {description: "sha256 over each file's path and content.", type: str}
+    files: {description: "The hashed files, relative to the collection's root.", type: list, elements: str}
+    packages: {description: "The module_utils packages among them.", type: list, elements: str}
     collection_version: {description: "The collection's version (C(MANIFEST.json), else C(galaxy.yml)).", type: str}
 """
 

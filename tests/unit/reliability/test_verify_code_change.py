@@ -72,7 +72,8 @@ def _benchmarked(tasks):
 
 
 def test_unchanged_collection_reuses_the_stored_verification(three_runs):
-    (first_tasks, _, first_stored), (second_tasks, fingerprint, second_stored), _ = three_runs
+    first_tasks, first_stored = three_runs[0][0], three_runs[0][2]
+    second_tasks, fingerprint, second_stored = three_runs[1]
     assert _benchmarked(first_tasks) and first_stored["passed"] and not first_stored["reused"]
     assert fingerprint["reuse"] is True and fingerprint["changed_components"] == [], fingerprint["reason"]
     assert not _benchmarked(second_tasks), second_tasks
@@ -80,7 +81,8 @@ def test_unchanged_collection_reuses_the_stored_verification(three_runs):
 
 
 def test_one_byte_changed_in_verification_code_re_verifies(three_runs):
-    (_, _, first_stored), _, (third_tasks, fingerprint, third_stored) = three_runs
+    first_stored = three_runs[0][2]
+    third_tasks, fingerprint, third_stored = three_runs[2]
     assert fingerprint["reuse"] is False and fingerprint["reason"] == "fingerprint changed: code", fingerprint
     assert _benchmarked(third_tasks), third_tasks
     assert third_stored["fingerprint"]["code"] != first_stored["fingerprint"]["code"]
