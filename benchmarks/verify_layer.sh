@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU layer of the verify stage: runs playbooks/verify.yml (and site.yml) on this machine with the
 # torch at $TORCH_PY and prints one table: step, exit status, wall time, and what the result says.
-# Steps (default all, in this order): quick reuse site forbid standard. Rows also go to $OUT/table.txt
+# Steps (default all, in this order): quick reuse site forbid standard; upgrade (after quick: a copy of the
+# collection with one byte of module_utils/kernel_check changed must verify again, then reuse). Rows also go to $OUT/table.txt
 # as each step ends. benchmarks/callback_plugins/task_times.py times every role and task: the table
 # shows the verify role's own seconds, and each log ends with the slowest tasks. Needs ansible-playbook on PATH and the
 # collection on ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh verify sets both up).
@@ -65,6 +66,17 @@ for step in "${steps[@]}"; do
       printf -- '- name: Baseline\n  hosts: all\n  gather_facts: false\n  tasks:\n    - name: Nothing\n      ansible.builtin.ping:\n' >"$work/empty.yml"
       read -r rc ms < <(play "$OUT/verify-empty.log" "$work/empty.yml")
       rows+=("baseline: a play with one ping (ansible start-up)|$rc|$ms|-|$(recap "$OUT/verify-empty.log")|-") ;;
+    upgrade)  # an installed copy with one byte of the kernel check's code changed, version unchanged
+      copy="$work/upgraded/ansible_collections/blackwell/pytorch"
+      mkdir -p "$copy"
+      cp -r plugins roles meta playbooks galaxy.yml "$copy/"
+      sed -i '0,/contributors/s//Contributors/' "$copy/plugins/module_utils/kernel_check/policy.py"
+      read -r rc ms < <(ANSIBLE_COLLECTIONS_PATH="$work/upgraded" play "$log" "$copy/playbooks/verify.yml" \
+                          -e pytorch_python="$TORCH_PY")
+      rows+=("quick after an upgrade of the check's code, same version|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)")
+      read -r rc ms < <(ANSIBLE_COLLECTIONS_PATH="$work/upgraded" play "$OUT/verify-upgrade2.log" \
+                          "$copy/playbooks/verify.yml" -e pytorch_python="$TORCH_PY")
+      rows+=("the upgraded copy again (fingerprint unchanged)|$rc|$ms|$(role_s "$OUT/verify-upgrade2.log")|$(recap "$OUT/verify-upgrade2.log")|$(describe)") ;;
     standard)
       read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY" -e verify_profile=standard \
                           -e verify_force=true)

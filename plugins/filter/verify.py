@@ -2,14 +2,15 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
-(report, fleet_report); each filter is documented in a sidecar YAML file of its name."""
+(report, fleet_report, plan) and module_utils/common/output_dirs; each filter is documented in a
+sidecar YAML file of its name."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gates as benchmark_gates
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report as verify_report
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, call, text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import output_dirs
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, plan, report as verify_report
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, as_list, call, text
 
 
 def verify_summary(document):
@@ -17,11 +18,22 @@ def verify_summary(document):
     return call("verify_summary", verify_report.summary, as_dict(document, "document", "verify_summary"))
 
 
-def verify_gate_errors(gates, device="cuda"):
-    """What torch_benchmark would refuse in these gates, found before anything runs."""
+def verify_gate_errors(gates, device="cuda", profile=None, tests=None):
+    """What torch_benchmark would refuse in these gates and, with a profile, gates that can never fire."""
     if not isinstance(gates, Mapping):
         return ["verify_gates must be a dict: test name -> {bound name: number}, got %s" % type(gates).__name__]
-    return call("verify_gate_errors", benchmark_gates.validate, dict(gates), {}, text(device))
+    return call("verify_gate_errors", plan.gate_errors, dict(gates), text(device),
+                None if profile is None else text(profile), as_list(tests, "tests", "verify_gate_errors"))
+
+
+def verify_plan(request):
+    """Product line, tests, sizes, effective gates, settings and refusals of a verify request."""
+    return call("verify_plan", plan.plan, as_dict(request, "request", "verify_plan"))
+
+
+def output_dir_errors(dirs):
+    """One message per output directory (variable name -> path) that cannot take results."""
+    return call("output_dir_errors", output_dirs.problems, as_dict(dirs, "dirs", "output_dir_errors"))
 
 
 def verify_check_gpu(gpu):
@@ -54,6 +66,7 @@ class FilterModule(object):
 
     def filters(self):
         return {"verify_summary": verify_summary, "verify_check_gpu": verify_check_gpu,
-                "verify_gate_errors": verify_gate_errors,
+                "verify_gate_errors": verify_gate_errors, "verify_plan": verify_plan,
+                "output_dir_errors": output_dir_errors,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,
                 "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html}

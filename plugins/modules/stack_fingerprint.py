@@ -12,10 +12,15 @@ version_added: 0.2.0
 description:
   - "Reads, from files only, what a verification result depends on: the loaded NVIDIA driver's version,
     the CUDA toolkit's version (C(version.json) under O(cuda_home)), the torch build and the installed-package
-    set of the environment of O(python), the GPUs' UUIDs (C(/proc/driver/nvidia/gpus)) and O(collection_version).
-    Nothing is imported or run, so it takes milliseconds."
+    set of the environment of O(python) and the GPUs' UUIDs (C(/proc/driver/nvidia/gpus)); with them O(code), the
+    digest of the verification code, and O(settings), what the run is asked for. Nothing is imported or run, so it
+    takes milliseconds."
+  - O(collection_version) is kept in the fingerprint for display and is not compared (a version can stay the same
+    across changes of the code; O(code) cannot).
   - Loads the stored result O(results) (a missing, unreadable or damaged file counts as absent) and returns
     RV(reuse=true) when its fingerprint equals the current one and it passed, unless O(force).
+  - With O(output_dirs), first checks that results can be written where they will go and fails, before anything
+    else, naming the variable, the path and what is wrong.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
@@ -31,9 +36,31 @@ options:
     type: path
     default: /usr/local/cuda
   collection_version:
-    description: The version of this collection that ran the verification (part of the fingerprint).
+    description: The version of this collection that ran the verification (recorded, not compared).
     type: str
     default: ""
+  code:
+    description:
+      - Digest of the code that produces and judges the result (the verify role passes the
+        C(blackwell.pytorch.verify_code) lookup's C(digest)); part of the fingerprint.
+    type: str
+    default: ""
+    version_added: 0.3.0
+  settings:
+    description:
+      - What the run is asked for (the verify role passes profile, tests, sizes, gates and forbidden clock
+        reasons); part of the fingerprint, compared as a whole.
+    type: dict
+    default: {}
+    version_added: 0.3.0
+  output_dirs:
+    description:
+      - Directories results will be written to, variable name -> path (an empty path is not checked). Each must
+        be a directory the module's user can write to, or not exist yet below a writable directory; a file, a
+        file among its parents or a directory the user cannot write fails the module before anything is read.
+    type: dict
+    default: {}
+    version_added: 0.3.0
   results:
     description: The stored result document (JSON, schema C(blackwell.pytorch.verify/1)).
     type: path
@@ -58,7 +85,11 @@ EXAMPLES = r"""
   blackwell.pytorch.stack_fingerprint:
     python: /opt/pytorch/current/bin/python
     results: /var/lib/blackwell-pytorch/verify.json
-    collection_version: 0.2.0
+    collection_version: 0.3.0
+    code: "{{ (query('blackwell.pytorch.verify_code') | first).digest }}"
+    settings: {profile: quick}
+    output_dirs:
+      verify_results_dir: /var/lib/blackwell-pytorch
   register: fingerprint
 """
 
@@ -73,8 +104,10 @@ fingerprint:
     torch: {description: "C(version), C(cuda), C(git_version) of torch (null without torch).", type: dict}
     packages: {description: "Sorted C(name==version) of the environment's distributions.", type: list, elements: str}
     gpu_uuids: {description: Sorted GPU UUIDs., type: list, elements: str}
-    collection_version: {description: O(collection_version)., type: str}
-    digest: {description: sha256 over the components., type: str}
+    code: {description: O(code)., type: str}
+    settings: {description: O(settings)., type: dict}
+    collection_version: {description: "O(collection_version) (recorded, not compared).", type: str}
+    digest: {description: sha256 over the compared components., type: str}
 stored:
   description: The stored document (null when absent or damaged).
   returned: always
@@ -104,6 +137,12 @@ also:
     reuse: {description: Whether it can stand for a new run., type: bool}
     reason: {description: Why it can or cannot., type: str}
     changed_components: {description: Components that differ., type: list, elements: str}
+output_dir_problems:
+  description: One message per directory of O(output_dirs) that cannot take results.
+  returned: failure
+  type: list
+  elements: str
+  sample: ["verify_prometheus_textfile_dir: /var/lib/node_exporter is a file, not a directory"]
 gpus:
   description:
     - The GPUs the driver initialised, in bus order, read from the same C(/proc/driver/nvidia/gpus) files as the
@@ -117,6 +156,7 @@ gpus:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.output_dirs import problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, fingerprint, gpu_models, load
 
 
@@ -129,11 +169,18 @@ def main():
             results=dict(type="path", required=True),
             force=dict(type="bool", default=False),
             also=dict(type="list", elements="path", default=[]),
+            code=dict(type="str", default=""),
+            settings=dict(type="dict", default={}),
+            output_dirs=dict(type="dict", default={}),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    current = fingerprint(params["python"], params["cuda_home"], params["collection_version"])
+    refused = problems(params["output_dirs"])
+    if refused:
+        module.fail_json(msg="; ".join(refused), output_dir_problems=refused)
+    current = fingerprint(params["python"], params["cuda_home"], params["collection_version"],
+                          code=params["code"], settings=params["settings"])
     stored = load(params["results"])
     reuse, reason, changed = decide(stored, current, params["force"])
     also = []

@@ -5,10 +5,14 @@
 
 Components: the loaded NVIDIA driver's version, the CUDA toolkit's version, the torch build
 (version, CUDA, git revision), the stack's installed-package set (name==version of every
-distribution in its site-packages), the GPUs' UUIDs and the collection's version. They are
-read from files only (/sys, /proc, version.json, *.dist-info names, torch/version.py), so
-taking a fingerprint costs milliseconds and imports nothing. A stored result is reused only
-when it parses, carries this schema, passed, and its fingerprint equals the current one.
+distribution in its site-packages), the GPUs' UUIDs, the digest of the verification code
+(given by the controller, plugins/plugin_utils/code_digest.py) and the run's settings (profile,
+tests, sizes, gates: module_utils/verify/plan.py). The host's parts are read from files only
+(/sys, /proc, version.json, *.dist-info names, torch/version.py), so taking a fingerprint costs
+milliseconds and imports nothing. The collection's version is kept in the record for display
+and is not compared: a version can stay the same across changes of the code. A stored result is
+reused only when it parses, carries this schema, passed, and its compared components equal the
+current ones.
 No Ansible import.
 """
 from __future__ import annotations
@@ -25,7 +29,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env im
 __all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
            "gpu_models", "gpu_uuids", "load", "packages", "site_dirs", "torch_build"]
 SCHEMA = "blackwell.pytorch.verify/1"
-COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "collection_version")
+COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "code", "settings")
 _DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)")
 _UUID_RE = re.compile(r"^GPU UUID:\s*(\S+)", re.MULTILINE)
 _MODEL_RE = re.compile(r"^Model:\s*(.+?)\s*$", re.MULTILINE)
@@ -76,16 +80,18 @@ def cuda_toolkit(cuda_home):
 
 
 def digest(components):
-    """sha256 of the canonical JSON of the components."""
+    """sha256 of the canonical JSON of the compared components."""
     text = json.dumps(dict((key, components.get(key)) for key in COMPONENTS), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def fingerprint(python, cuda_home, collection_version, root="/"):
-    """The current fingerprint: every component, and `digest` over them."""
+def fingerprint(python, cuda_home, collection_version, root="/", code="", settings=None):
+    """The current fingerprint: every component, `collection_version` (not compared), and `digest` over the
+    compared components."""
     package_set = packages(python)
     result = {"driver_version": driver_version(root), "cuda_toolkit": cuda_toolkit(cuda_home),
               "torch": torch_build(python, package_set), "packages": package_set, "gpu_uuids": gpu_uuids(root),
+              "code": code, "settings": settings if settings is not None else {},
               "collection_version": collection_version}
     result["digest"] = digest(result)
     return result

@@ -42,18 +42,21 @@ def facts(gpus=(RTX5090,), driver=None):
             "os_family": "Debian", "distribution": "Debian", "distribution_version": "12"}
 
 
-def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose=False, callback="json"):
+def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose=False, callback="json",
+        collections=COLLECTIONS, playbook=None):
     """ansible-playbook over `hosts` ({name: vars}) with `tasks` -> (rc, stdout, stderr).
 
     Every host is localhost over a local connection; `tasks` is the play's task list; the play
-    does not gather facts (tasks pass ansible_facts through include_role vars).
+    does not gather facts (tasks pass ansible_facts through include_role vars). `collections`: where
+    blackwell.pytorch is loaded from (the checkout by default; an installed copy for tests that change it).
+    `playbook`: a playbook file to run instead of a play of `tasks`.
     """
     local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     inventory = {"all": {"hosts": dict((name, dict(values, **local)) for name, values in hosts.items())}}
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(inventory))
     play = [{"name": "reliability", "hosts": "all", "gather_facts": False, "tasks": tasks}]
     (tmp_path / "play.yml").write_text(yaml.safe_dump(play, sort_keys=False))
-    argv = [PLAYBOOK_BIN, "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml"), "--forks", "8"]
+    argv = [PLAYBOOK_BIN, "-i", str(tmp_path / "hosts.yml"), playbook or str(tmp_path / "play.yml"), "--forks", "8"]
     if check:
         argv.append("--check")
     if diff:
@@ -63,7 +66,7 @@ def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose
     if extra_vars:
         argv += ["-e", json.dumps(extra_vars)]
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith("ANSIBLE_"))
-    env.update(ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_HOME=str(tmp_path / "ansible-home"),
+    env.update(ANSIBLE_COLLECTIONS_PATH=collections, ANSIBLE_HOME=str(tmp_path / "ansible-home"),
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_HOST_KEY_CHECKING="0",
                ANSIBLE_STDOUT_CALLBACK="ansible.posix.json" if callback == "json" else callback)

@@ -10,9 +10,11 @@ the whole preflight without a change.
 """
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from playbook import PREFLIGHT, RTX5090, facts, outcome, results, run
+from playbook import PREFLIGHT, ROOT, RTX5090, facts, outcome, results, run
 
 NVIDIA_KEY = "EB693B3035CD5710E231E123A4B469963BF863CC"
 # Each kind of refusal once through the real preflight; the variants of each kind go through the
@@ -61,6 +63,17 @@ def play(tmp_path_factory):
                                           "verify_python": "/usr/bin/python3",
                                           "verify_results_dir": str(tmp_path / "verify"),
                                           "verify_gates": {"gemm_bf16": {"min_fraction_of_peak": 1.5}}}
+    # a gate that can never fire: the quick profile runs no sustained test
+    inventory["verify_gate_never_fires"] = {"rely_role": "verify", "rely_facts": facts([RTX5090]),
+                                            "verify_python": "/usr/bin/python3", "verify_profile": "quick",
+                                            "verify_results_dir": str(tmp_path / "verify"),
+                                            "verify_gates": {"sustained": {"min_sustained_ratio": 0.7}}}
+    # a Prometheus textfile directory that is a file: refused by the fingerprint call, before the check
+    (tmp_path / "textfile").write_text("not a directory\n")
+    inventory["verify_textfile_dir_is_a_file"] = {"rely_role": "verify", "rely_facts": facts([RTX5090]),
+                                                  "verify_python": "/usr/bin/python3",
+                                                  "verify_results_dir": str(tmp_path / "verify"),
+                                                  "verify_prometheus_textfile_dir": str(tmp_path / "textfile")}
     tasks.append({"name": "Run verify", "ansible.builtin.include_role": {"name": "blackwell.pytorch.verify"},
                   "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'verify'"})
     tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {"name": "blackwell.pytorch.fleet_report"},
@@ -141,3 +154,32 @@ def test_verify_refuses_impossible_gates_before_the_check(play):
     result = _refused(play, "verify_gate_above_one", "Refuse gates torch_benchmark could never evaluate",
                       "verify_gates: gate gemm_bf16.min_fraction_of_peak is a fraction from 0 to 1")
     assert not any("torch_cuda_check" in name or "Fingerprint" in name for name in result["tasks"]), result["tasks"]
+
+
+def test_gate_on_test_the_profile_does_not_run_is_refused_before_work(play):
+    result = _refused(play, "verify_gate_never_fires", "Refuse gates torch_benchmark could never evaluate",
+                      "verify_gates: gate on sustained can never fire: profile quick does not run sustained "
+                      "(profiles that run it: standard, full; or list it in verify_tests)")
+    assert not any("torch_cuda_check" in name or "Fingerprint" in name for name in result["tasks"]), result["tasks"]
+
+
+def test_textfile_dir_that_is_a_file_is_refused_before_work(play):
+    result = _refused(play, "verify_textfile_dir_is_a_file", "Fingerprint the stack",
+                      "verify_prometheus_textfile_dir: ", "textfile is a file, not a directory")
+    assert not any("Start torch_cuda_check" in name or "Run torch_benchmark" in name for name in result["tasks"]), \
+        result["tasks"]
+
+
+@pytest.mark.parametrize("playbook", ["verify.yml", "site.yml"])
+def test_fleet_report_dir_that_is_a_file_is_refused_before_the_hosts_work(tmp_path, playbook):
+    (tmp_path / "reports").write_text("not a directory\n")
+    hosts = {"ws": {"fleet_report_dir": str(tmp_path / "reports"), "pytorch_python": "/usr/bin/python3",
+                    "verify_results_dir": str(tmp_path / "verify")}}
+    _rc, stdout, stderr = run(tmp_path, [], hosts, playbook=os.path.join(ROOT, "playbooks", playbook))
+    assert "plays" in stdout, stderr
+    result = outcome(stdout, "ws")
+    assert "fleet report's directory" in (result["failed_task"] or ""), result
+    assert result["msg"] == "fleet_report_dir: %s is a file, not a directory" % (tmp_path / "reports"), result
+    # nothing of the hosts' work ran: no task of the preflight, tools or verify roles
+    assert not any(name.startswith(("blackwell.pytorch.verify", "blackwell.pytorch.preflight", "blackwell.pytorch.tools"))
+                   for name in result["tasks"]), result["tasks"]

@@ -48,8 +48,9 @@ def host(tmp_path):
             "site": site}
 
 
-def take(host, version="0.2.0"):
-    return vf.fingerprint(host["python"], host["cuda"], version, root=host["root"])
+def take(host, version="0.2.0", code="c0de", settings=None):
+    return vf.fingerprint(host["python"], host["cuda"], version, root=host["root"], code=code,
+                          settings={"profile": "quick"} if settings is None else settings)
 
 
 def test_fingerprint_reads_every_component(host):
@@ -61,6 +62,7 @@ def test_fingerprint_reads_every_component(host):
                             "git_version": "5e1c1a8d8f0e0b5b9a3c4b8f2f4a2e0c9d7e6b5a"}
     assert got["packages"] == ["numpy==2.3.4", "nvidia-cublas==13.0.2.14", "torch==2.11.0+cu130",
                                "typing-extensions==4.15.0"]
+    assert got["code"] == "c0de" and got["settings"] == {"profile": "quick"}
     assert got["collection_version"] == "0.2.0" and len(got["digest"]) == 64
 
 
@@ -105,8 +107,25 @@ def test_each_component_change_changes_the_fingerprint(host, change, components)
     assert vf.differences(before, after) == components and before["digest"] != after["digest"]
 
 
-def test_collection_version_is_a_component(host):
-    assert vf.differences(take(host, "0.2.0"), take(host, "0.2.1")) == ["collection_version"]
+def test_collection_version_is_recorded_but_not_compared(host):
+    before, after = take(host, "0.2.0"), take(host, "0.2.1")
+    assert vf.differences(before, after) == [] and before["digest"] == after["digest"]
+    assert vf.decide(dict(stored(host), fingerprint=before), after)[0] is True
+
+
+def test_a_changed_verification_code_or_settings_re_verifies(host):
+    document = stored(host)
+    assert vf.decide(document, take(host, code="c0de2")) == (False, "fingerprint changed: code", ["code"])
+    assert vf.decide(document, take(host, settings={"profile": "standard"})) == (
+        False, "fingerprint changed: settings", ["settings"])
+
+
+def test_a_result_stored_before_the_code_digest_is_not_reused(host):
+    old = dict(take(host))
+    for key in ("code", "settings"):
+        old.pop(key)
+    old["collection_version"] = "0.2.0"
+    assert vf.decide(stored(host, fingerprint=old), take(host))[:2] == (False, "fingerprint changed: code, settings")
 
 
 def test_proc_version_when_sys_is_absent_and_nothing_without_a_driver(host):

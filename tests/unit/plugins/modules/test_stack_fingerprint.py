@@ -46,3 +46,27 @@ def test_also_decides_more_documents_against_the_same_fingerprint(tmp_path, run_
     assert third["also"][0]["reason"] == third["reason"]
     status, forced = run_module(stack_fingerprint, dict(args, force=True))
     assert [a["reuse"] for a in forced["also"]] == [False, False]
+
+
+def test_code_and_settings_are_part_of_the_fingerprint(tmp_path, run_module):
+    args = {"python": venv(tmp_path), "cuda_home": str(tmp_path / "no-cuda"), "collection_version": "0.3.0",
+            "results": str(tmp_path / "verify.json"), "code": "a" * 64, "settings": {"profile": "quick"}}
+    status, first = run_module(stack_fingerprint, args)
+    assert first["fingerprint"]["code"] == "a" * 64 and first["fingerprint"]["settings"] == {"profile": "quick"}
+    (tmp_path / "verify.json").write_text(json.dumps(
+        {"schema": SCHEMA, "passed": True, "fingerprint": first["fingerprint"], "written": "now"}))
+    status, same = run_module(stack_fingerprint, dict(args, collection_version="0.3.1"))
+    assert same["reuse"] is True
+    status, changed = run_module(stack_fingerprint, dict(args, code="b" * 64))
+    assert changed["reuse"] is False and changed["reason"] == "fingerprint changed: code"
+
+
+def test_an_output_dir_that_is_a_file_fails_before_anything_is_read(tmp_path, run_module):
+    (tmp_path / "textfile").write_text("x")
+    args = {"python": venv(tmp_path), "results": str(tmp_path / "verify.json"),
+            "output_dirs": {"verify_results_dir": str(tmp_path / "results"),
+                            "verify_prometheus_textfile_dir": str(tmp_path / "textfile")}}
+    status, result = run_module(stack_fingerprint, args)
+    assert status == "fail" and result["msg"] == (
+        "verify_prometheus_textfile_dir: %s is a file, not a directory" % (tmp_path / "textfile"))
+    assert "fingerprint" not in result and not (tmp_path / "results").exists()

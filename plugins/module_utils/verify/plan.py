@@ -1,0 +1,131 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the verify role runs and judges: tests, sizes, gates, product line, and what it refuses.
+
+The request is the role's variables (device, profile, tests, sizes, sustained_seconds, gates,
+forbid_clock_reasons) and the first GPU's name. A gate the user gives must name a test the
+profile (or `tests`) runs on the device: a gate that can never fire is refused, naming the
+profiles that run its test. The default gates of a product line are applied only to the tests
+that run (a quick profile has no sustained test; that is no user error). The product line is
+gpu_peaks.product_line's, the one classifier of the collection. `settings()` is what a stored
+result depends on besides the stack and the code (stack_fingerprint's `settings`): the default
+gate table lives here, in the hashed code, so the effective gates follow from settings, code
+and GPUs. Pure functions, no Ansible import.
+"""
+from __future__ import annotations
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gates as benchmark_gates
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import product_line as gpu_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
+    PROFILE_TESTS, TESTS, select_tests, skip_reason)
+
+# Default gates per product line: a healthy card passes them at its power limit (power capping is
+# normal); a card slowed by heat or a hardware slowdown fails the sustained test.
+DEFAULT_GATES = {
+    "datacenter": {"gemm_bf16": {"min_fraction_of_peak": 0.6}, "memcpy": {"min_fraction_of_peak": 0.6},
+                   "sustained": {"min_fraction_of_peak": 0.5, "min_sustained_ratio": 0.7}},
+    "workstation": {"gemm_bf16": {"min_fraction_of_peak": 0.5}, "memcpy": {"min_fraction_of_peak": 0.6},
+                    "sustained": {"min_fraction_of_peak": 0.4, "min_sustained_ratio": 0.7}},
+    "geforce": {"gemm_bf16": {"min_fraction_of_peak": 0.5}, "memcpy": {"min_fraction_of_peak": 0.6},
+                "sustained": {"min_fraction_of_peak": 0.4, "min_sustained_ratio": 0.6}},
+    "cpu": {},
+}
+_DEFAULTS = {"device": "cuda", "profile": "quick", "tests": [], "sizes": {}, "sustained_seconds": 25, "gates": {},
+             "forbid_clock_reasons": [], "gpu_name": ""}
+
+
+def _request(request):
+    merged = dict(_DEFAULTS)
+    merged.update(dict((key, value) for key, value in (request or {}).items() if value is not None))
+    return merged
+
+
+def product_line(device, gpu_name):
+    """"cpu" in CPU mode, else gpu_peaks.product_line of the GPU's name."""
+    return "cpu" if device == "cpu" else gpu_line(gpu_name)
+
+
+def tests_run(profile, tests):
+    """The tests a run executes: `tests` when given, else the profile's (unknown names are left out)."""
+    return select_tests(profile, tests)[0] if tests else list(PROFILE_TESTS.get(profile, []))
+
+
+def _runs_nowhere_reason(name, profile, tests, device):
+    """Why a gate on test `name` can never fire in this request, or None."""
+    profiles = [candidate for candidate in PROFILE_TESTS if name in PROFILE_TESTS[candidate]]
+    where = "profiles that run it: %s" % ", ".join(profiles) if profiles else "no profile runs it"
+    if tests and name not in tests:
+        return "verify_tests (%s) does not list %s (%s; or add it to verify_tests)" % (", ".join(tests), name, where)
+    if not tests and name not in PROFILE_TESTS.get(profile, []):
+        return "profile %s does not run %s (%s; or list it in verify_tests)" % (profile, name, where)
+    reason = skip_reason(name, device)
+    if reason:
+        return "device %s cannot run %s (%s)" % (device, name, reason)
+    return None
+
+
+def gate_errors(gates, device="cuda", profile=None, tests=None):
+    """What is wrong with user-given gates: names, bounds, values (benchmark.gates.validate) and, when
+    `profile` is given, gates on a test the profile (or `tests`) does not run on the device."""
+    if not isinstance(gates, dict):
+        return ["gates must be a dict: test name -> {bound name: number}"]
+    never, errors = {}, []
+    if profile is not None:
+        for name in sorted(gates):
+            reason = _runs_nowhere_reason(name, profile, list(tests or []), device) if name in TESTS else None
+            if reason:
+                never[name] = reason
+                errors.append("gate on %s can never fire: %s" % (name, reason))
+    checked = dict((name, bounds) for name, bounds in gates.items() if name not in never)
+    return errors + benchmark_gates.validate(checked, {}, device)
+
+
+def default_gates(line, names, device, forbid_clock_reasons):
+    """The product line's gates on the tests that run, the forbidden clock reasons added to `sustained`."""
+    gates = dict((name, dict(bounds)) for name, bounds in DEFAULT_GATES[line].items())
+    if device == "cuda" and forbid_clock_reasons:
+        gates.setdefault("sustained", {})[benchmark_gates.FORBID] = list(forbid_clock_reasons)
+    return dict((name, bounds) for name, bounds in gates.items()
+                if name in names and not skip_reason(name, device))
+
+
+def sizes(names, request):
+    """verify_sizes, with the sustained test's length when it runs."""
+    if not isinstance(request["sizes"], dict):
+        return request["sizes"]  # torch_benchmark refuses it, naming the option
+    result = dict((name, dict(size) if isinstance(size, dict) else size) for name, size in request["sizes"].items())
+    if "sustained" in names:
+        sustained = result.get("sustained") if isinstance(result.get("sustained"), dict) else {}
+        result["sustained"] = dict(sustained, seconds=int(request["sustained_seconds"]))
+    return result
+
+
+def settings(request):
+    """What a stored result depends on besides stack, GPUs and code: device, profile, tests run, sizes, the
+    user's gates (empty: the product line's defaults, which are code) and the forbidden clock reasons."""
+    request = _request(request)
+    names = tests_run(request["profile"], request["tests"])
+    return {"device": request["device"], "profile": request["profile"], "tests": names,
+            "sizes": sizes(names, request), "gates": request["gates"],
+            "forbid_clock_reasons": sorted(request["forbid_clock_reasons"]) if not request["gates"] else []}
+
+
+def plan(request):
+    """{"product_line", "tests", "sizes", "gates" (effective), "settings", "errors"} of a verify request.
+
+    errors: the user's gates that are wrong or can never fire ("verify_gates: ..."), and default gates
+    torch_benchmark would refuse ("verify_forbid_clock_reasons: ..."); empty when the request can run.
+    """
+    request = _request(request)
+    device, profile, user = request["device"], request["profile"], request["gates"]
+    names = tests_run(profile, request["tests"])
+    line = product_line(device, request["gpu_name"])
+    if user:
+        errors = ["verify_gates: %s" % error for error in gate_errors(user, device, profile, request["tests"])]
+        gates = dict(user)
+    else:
+        gates = default_gates(line, names, device, request["forbid_clock_reasons"])
+        errors = ["verify_forbid_clock_reasons: %s" % error for error in benchmark_gates.validate(gates, {}, device)]
+    return {"product_line": line, "tests": names, "sizes": sizes(names, request), "gates": gates,
+            "settings": settings(request), "errors": errors}
