@@ -57,8 +57,11 @@ def main():
         try:
             importlib.import_module(name)
             imported += 1
-        except BaseException:  # a SystemExit or a SyntaxError is a failure to report as well
-            failures.append("%s: import failed on %s:\n%s" % (name, version, traceback.format_exc(limit=-3)))
+        except BaseException as err:  # a SystemExit or a SyntaxError is a failure to report as well
+            where = traceback.extract_tb(err.__traceback__)[-1]
+            failures.append("%s: import failed on %s: %s (last frame %s:%s)" % (
+                name, version, traceback.format_exception_only(type(err), err)[-1].strip(),
+                os.path.relpath(where.filename, root), where.lineno))
     for failure in failures:
         print(failure)
     print("%s targets: %d of %d files compiled, %d of %d modules imported"
