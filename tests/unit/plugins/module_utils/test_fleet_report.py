@@ -88,7 +88,7 @@ class _Cells(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
-        self.attrs += [name for name, _ in attrs]
+        self.attrs += [attr[0] for attr in attrs]
         if tag == "tr":
             self.rows.append([])
         elif tag in ("td", "th"):
