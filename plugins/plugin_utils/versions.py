@@ -9,8 +9,6 @@ Version itself, so versions compare exactly as pip and packaging compare them.
 """
 from __future__ import annotations
 
-from ansible.errors import AnsibleError
-
 try:
     from packaging.version import InvalidVersion, Version
 except ImportError as err:  # ansible-core requires packaging; a broken controller install may lack it
@@ -22,6 +20,9 @@ else:
 def parse(text):
     """{"epoch", "release", "pre", "post", "dev", "local", "key"} of `text`; None when it is no version."""
     if PACKAGING_IMPORT_ERROR is not None:
+        # Imported here: the module needs nothing but packaging otherwise, so the target-side parser's
+        # tests, which compare with this one, run under the targets' Python too (tests/bin/targets-python.sh).
+        from ansible.errors import AnsibleError
         raise AnsibleError("the Python package packaging is needed on the controller (ansible-core requires it): %s"
                            % PACKAGING_IMPORT_ERROR)
     try:

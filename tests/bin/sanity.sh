@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sanity layer: ansible-test sanity from a temporary ansible_collections/blackwell/pytorch
-# tree that is a git checkout, offline apart from PyPI (see tests/fixtures/get_pip_standin.py).
+# tree that is a git checkout, offline apart from PyPI (see tests/fixtures/get_pip_standin.py);
+# then tests/bin/targets-python.sh: the module side compiled, imported and unit-tested under the
+# targets' oldest Python (Debian 11's 3.9, in a podman container).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -22,4 +24,11 @@ git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test
 cd "$tree"
 git init -q && git add -A
 py=$("$root/.venv-test/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+set +e
 PATH="$root/.venv-test/bin:$PATH" ansible-test sanity --color no --python "$py" --requirements
+sanity_rc=$?
+"$root/tests/bin/targets-python.sh"
+targets_rc=$?
+set -e
+[ "$sanity_rc" = 0 ] || echo "sanity: ansible-test sanity FAILED (rc $sanity_rc)"
+[ "$sanity_rc" = 0 ] && [ "$targets_rc" = 0 ]

@@ -9,11 +9,15 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_TREE = os.path.join(ROOT, ".build", "unit", "ansible_collections", "blackwell")
-if not os.path.islink(os.path.join(_TREE, "pytorch")):
-    os.makedirs(_TREE, exist_ok=True)
-    os.symlink(ROOT, os.path.join(_TREE, "pytorch"))
-sys.path.insert(0, os.path.join(ROOT, ".build", "unit"))
+if ROOT.split(os.sep)[-3:] == ["ansible_collections", "blackwell", "pytorch"]:
+    # Already laid out as a collection (a read-only mount in tests/bin/targets-python.sh).
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(ROOT))))
+else:
+    _TREE = os.path.join(ROOT, ".build", "unit", "ansible_collections", "blackwell")
+    if not os.path.islink(os.path.join(_TREE, "pytorch")):
+        os.makedirs(_TREE, exist_ok=True)
+        os.symlink(ROOT, os.path.join(_TREE, "pytorch"))
+    sys.path.insert(0, os.path.join(ROOT, ".build", "unit"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # helpers such as fake_pynvml
 
 
