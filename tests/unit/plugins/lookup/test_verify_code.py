@@ -30,11 +30,12 @@ def flip(path):
 
 def test_verification_files_are_derived_from_the_modules_imports(copy):
     got = code_digest.verification_code(str(copy))
-    # planning: kernel_check/run.py imports planning.matrix (the torch version table)
-    assert got["packages"] == ["benchmark", "common", "hardware", "kernel_check", "planning", "verify"]
+    # planning: kernel_check/run.py imports planning.matrix (the torch version table); wheel_index:
+    # planning.host_plan imports wheel_index.access (a whole package is hashed, and what it imports)
+    assert got["packages"] == ["benchmark", "common", "hardware", "kernel_check", "planning", "verify", "wheel_index"]
     assert "plugins/modules/torch_cuda_check.py" in got["files"]
     assert "plugins/module_utils/kernel_check/child_gpu.py" in got["files"]  # imported by name at run time only
-    assert not any("/driver/" in path or "/wheel_index/" in path for path in got["files"])
+    assert not any("/driver/" in path or "/containers/" in path for path in got["files"])
     # a new import brings its package in: the set follows the code
     module = copy / "plugins/modules/stack_fingerprint.py"
     module.write_text(module.read_text().replace(
@@ -60,7 +61,8 @@ def test_fingerprint_changes_when_verification_code_changes(copy, changed):
 
 def test_code_outside_the_verification_does_not_change_the_digest(copy):
     before = code_digest.verification_code(str(copy))
-    flip(copy / "plugins/module_utils/wheel_index/plan.py")
+    flip(copy / "plugins/module_utils/driver/policy.py")
+    flip(copy / "plugins/module_utils/containers/cdi.py")
     flip(copy / "plugins/modules/pytorch_stack.py")
     assert code_digest.verification_code(str(copy))["digest"] == before["digest"]
 
