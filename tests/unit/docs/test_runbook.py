@@ -200,8 +200,8 @@ def test_runbook_quotes_the_other_refusals():
     branch = driver_action("auto", "590", "open", packages=packages)["msg"]
     runbook = _runbook()
     assert untargetable in runbook
-    assert flavor.split(" (with")[0] in runbook
-    assert branch.split(": set nvidia_driver_upgrade")[0] in runbook
+    assert flavor.split(" (with", maxsplit=1)[0] in runbook
+    assert branch.split(": set nvidia_driver_upgrade", maxsplit=1)[0] in runbook
 
 
 def test_runbook_quotes_the_index_messages(tmp_path):
