@@ -54,8 +54,8 @@ def test_before_the_plan_a_loaded_driver_or_installed_packages_leave_it_to_the_r
     assert build_planned_before_plan({"loaded": True, "version": "580.95.05"}, "") is False
     assert build_planned_before_plan({"loaded": False}, "nvidia-open\t580.95.05-1\tii \n") is False
     # a removed package (dpkg "rc") and the container toolkit are no driver
-    assert build_planned_before_plan({"loaded": False}, "nvidia-dkms-550\t550.54.14-0ubuntu1\trc \n"
-                                                         "nvidia-container-toolkit\t1.17.8-1\tii \n") is True
+    not_a_driver = "nvidia-dkms-550\t550.54.14-0ubuntu1\trc \nnvidia-container-toolkit\t1.17.8-1\tii \n"
+    assert build_planned_before_plan({"loaded": False}, not_a_driver) is True
 
 
 def test_uninstallable_running_headers_are_left_out_of_the_install():
