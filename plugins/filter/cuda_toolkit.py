@@ -12,7 +12,7 @@ from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args impo
 
 
 def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=None, minor_compat=False,
-                      manage="auto", installed=None, found=None, current=None):
+                      manage="auto", installed=None, found=None, current=None, user=None):
     """Toolkits to install, adopt or check, their default, and every refusal, before any change."""
     name = "cuda_toolkit_plan"
     if not isinstance(installed, str):
@@ -24,7 +24,7 @@ def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=
     return call(name, toolkit_plan.probe_plan, versions,
                 text(default), text(driver) or None, text(driver_cuda) or None, as_dicts(gpus, "gpus", name),
                 as_bool(minor_compat, "minor_compat", name), text(manage), installed, found, text(current) or None,
-                controller_versions.parse)
+                controller_versions.parse, as_dict(user, "user", name))
 
 
 def cuda_nvcc_check(version_text, arch_text="", expected="", gpus=None):

@@ -12,12 +12,12 @@ from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args impo
 
 
 def nvidia_driver_plan(gpus, flavor="auto", branch="580", manage="auto", loaded=None, packages="",
-                       upgrade=False, kernel="", os_family="Debian"):
+                       upgrade=False, kernel="", os_family="Debian", headers=None, user=None):
     """Flavor, action on the existing driver, names to ask apt about, headers meta package."""
     name = "nvidia_driver_plan"
     return call(name, plan.driver_plan, as_dicts(gpus, "gpus", name), text(flavor), text(branch), text(manage),
                 as_dict(loaded, "loaded", name), text(packages), as_bool(upgrade, "upgrade", name), text(kernel),
-                text(os_family), versions.parse)
+                text(os_family), versions.parse, as_dict(headers, "headers", name), as_dict(user, "user", name))
 
 
 def nvidia_driver_repo_check(url, key_url="", key_content="", fingerprints=None, proxy=""):

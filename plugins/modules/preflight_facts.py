@@ -45,6 +45,13 @@ options:
   kernel:
     description: Kernel release whose headers are looked for; default the running kernel.
     type: str
+  stages:
+    description:
+      - The stages of C(site.yml) this play runs after preflight (V(driver), V(toolkit), V(pytorch), V(verify)).
+      - The refusals in RV(refusals) are decided for them; V([]) (a role used alone) decides none.
+    type: list
+    elements: str
+    default: []
   disk_checks:
     description: Paths and the free space each needs (see M(blackwell.pytorch.disk_space_info)).
     type: list
@@ -103,6 +110,23 @@ nouveau_loaded:
   description: Whether the nouveau kernel module is loaded.
   returned: always
   type: bool
+user:
+  description: The user the module ran as (the play's privileges, after C(become)).
+  returned: always
+  type: dict
+  contains:
+    uid: {description: Effective uid., type: int, sample: 0}
+    name: {description: Its name (the uid as text when the system has no name for it)., type: str, sample: root}
+refusals:
+  description:
+    - What O(stages) cannot do on this host, one sentence each, without the host's name; empty when all can.
+    - A stage that changes the host (V(driver), V(toolkit), V(pytorch)) without root; the V(driver) stage
+      where it would build the kernel module against a running kernel whose headers are not installed
+      and not offered by the package lists (a host with a driver loaded or driver packages installed is
+      left to the C(blackwell.pytorch.nvidia_driver) role's own plan).
+  returned: always
+  type: list
+  elements: str
 python:
   description: The interpreter the module ran with.
   returned: always
@@ -114,6 +138,7 @@ python:
 
 import os
 import platform
+import pwd
 import sys
 
 from ansible.module_utils.basic import AnsibleModule
@@ -121,9 +146,12 @@ from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import stages_root_refusal
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import (
+    build_planned_before_plan, driver_packages_query, headers_refusal)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import nvml_or_bus_facts, read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_headers import (
-    headers_package, headers_query, headers_report)
+    headers_package, headers_query, headers_report, package_lists_present)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
     read_secure_boot, run_mokutil)
 
@@ -136,6 +164,11 @@ SYS_ROOT = "/sys"
 PROC_VERSION = "/proc/driver/nvidia/version"
 FIRMWARE_DIR = "/sys/firmware"
 MODULES_ROOT = "/lib/modules"
+APT_LISTS = "/var/lib/apt/lists"
+DNF_CACHE = "/var/cache/dnf"
+# How a play leaves the driver stage out of site.yml.
+SITE_LEAVE_OUT = ("run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
+                  "installing the driver yourself")
 # The setup module's minimal subset (gather_subset: [min]).
 MINIMAL_SUBSET = frozenset(["apparmor", "caps", "cmdline", "date_time", "distribution", "dns", "env", "fips",
                             "local", "lsb", "pkg_mgr", "platform", "python", "selinux", "service_mgr",
@@ -160,6 +193,27 @@ def query_package_manager(module, argv):
     return rc, out
 
 
+def current_user():
+    """{"uid", "name"} of the effective user."""
+    uid = os.geteuid()
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = str(uid)
+    return {"uid": uid, "name": name}
+
+
+def stage_refusals(module, stages, user, os_family, headers, driver):
+    """What the stages of site.yml cannot do here (privilege.stages_root_refusal, headers_check)."""
+    refusals = [stages_root_refusal(stages, user)]
+    headers_refused = headers_refusal(headers, True, SITE_LEAVE_OUT) if "driver" in stages else ""
+    if headers_refused and not driver.get("loaded"):  # the packages are asked for only then
+        query = query_package_manager(module, driver_packages_query(os_family))
+        if build_planned_before_plan(driver, query[1] if query else ""):
+            refusals.append(headers_refused)
+    return [r for r in refusals if r]
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -170,6 +224,7 @@ def main():
                 path=dict(type="str", required=True),
                 min_free_gib=dict(type="float", default=0),
             )),
+            stages=dict(type="list", elements="str", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -188,13 +243,19 @@ def main():
         disk = [space_report(check["path"], check["min_free_gib"]) for check in params["disk_checks"]]
     except (ValueError, OSError) as err:
         module.fail_json(msg=str(err))
+    headers = headers_report(os_family, kernel, MODULES_ROOT, query,
+                             package_lists_present(os_family, APT_LISTS, DNF_CACHE))
+    user = current_user()
+    stages = [s.strip() for s in params["stages"]]
     module.exit_json(
         changed=False,
         ansible_facts=dict(facts, nvidia_gpus=gpus, nvidia_driver=driver, blackwell_secure_boot=secure_boot),
-        kernel_headers=headers_report(os_family, kernel, MODULES_ROOT, query),
+        kernel_headers=headers,
         disk=disk,
         nouveau_loaded=os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau")),
         python={"executable": sys.executable, "pynvml": pynvml is not None},
+        user=user,
+        refusals=stage_refusals(module, stages, user, os_family, headers, driver),
     )
 
 

@@ -11,13 +11,25 @@ packaging's on the controller). No Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs, policy
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, inputs, policy
+
+# How a play that runs the nvidia_driver role leaves the driver alone.
+ROLE_LEAVE_OUT = ("leave the driver out: do not run the nvidia_driver role on this host (in site.yml: "
+                  "blackwell_site_stages without driver) and install the driver yourself")
 
 
 def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None, packages_text="",
-                upgrade=False, kernel="", os_family="Debian", parse=versions.parse):
+                upgrade=False, kernel="", os_family="Debian", parse=versions.parse, headers=None, user=None):
     """{"ok", "msg", "flavor", "open_required", "flavor_msg", "action", "action_msg", "installed",
-    "apt_query", "headers_meta"}.
+    "apt_query", "headers_meta", "in_place", "headers_running"}.
+
+    The refusals before the plan's own: managing the driver without root (user: {"uid", "name"} as
+    preflight reads them; privilege.root_refusal), and installing packages, whose DKMS build needs
+    the running kernel's headers, where those are missing and not offered (headers:
+    blackwell_preflight.kernel; headers_check.headers_refusal). in_place: the packages of the
+    branch and flavor are installed and no upgrade is asked; headers_running: the running kernel's
+    headers package to install ('' when the lists do not offer it).
 
     gpus: ansible_facts.nvidia_gpus; loaded: ansible_facts.nvidia_driver; packages_text: the
     installed packages as "name<TAB>version<TAB>status" lines. A refused flavor leaves action
@@ -25,6 +37,21 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
     the GPUs, inputs.branch_problems); a refused action keeps its own msg. Raises
     ValueError for a GPU whose compute capability is not one.
     """
+    plan = _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse)
+    installed = plan["installed"]
+    plan["in_place"] = bool(installed["names"]) and installed["branch"] == str(branch) \
+        and installed["flavor"] == plan["flavor"] and not upgrade
+    plan["headers_running"] = headers_check.running_headers_to_install(headers)
+    root = root_refusal("the nvidia_driver role", user) if plan["action"] == "manage" else ""
+    headers_refused = headers_check.headers_refusal(
+        headers, headers_check.build_planned(plan["action"], plan["in_place"]), ROLE_LEAVE_OUT) if plan["ok"] else ""
+    refusals = [r for r in (root, headers_refused) if r]
+    if refusals:
+        plan.update(ok=False, msg="; ".join(refusals + ([] if plan["ok"] else [plan["msg"]])))
+    return plan
+
+
+def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse):
     chosen = policy.choose_flavor(flavor, list(gpus or ()))
     packages = policy.parse_package_lines(packages_text)
     plan = {"ok": False, "msg": chosen["msg"], "flavor": chosen["flavor"], "open_required": chosen["open_required"],

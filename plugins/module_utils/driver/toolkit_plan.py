@@ -15,13 +15,16 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_comp
     INSTALLABLE, TOOLKITS, compute_name, cuda_string, current_release, default_toolkit, driver_cuda_version,
     driver_key, driver_supports, minimum_driver, package_name, parse_cuda_version, parse_found,
     toolkits_from_packages, untargetable)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import gpu_label
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 
 def probe_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), minor_compat=False, manage="auto",
-               installed=(), found=None, current=None, parse=version_parser.parse):
-    """toolkit_plan() where installed and found may also be the role's probe text.
+               installed=(), found=None, current=None, parse=version_parser.parse, user=None):
+    """toolkit_plan() where installed and found may also be the role's probe text, and a plan that
+    manages the toolkits (installs, points /usr/local/cuda) without root is refused first (user:
+    {"uid", "name"} as preflight reads them; privilege.root_refusal).
 
     installed: "name<TAB>version<TAB>status" package lines (toolkits_from_packages) or a list of
     versions; found: "path<TAB>release" lines of each nvcc that answered (parse_found; current,
@@ -32,8 +35,13 @@ def probe_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), min
     if isinstance(found, str):
         current = current or current_release(found)
         found = parse_found(found)
-    return toolkit_plan(versions, default, driver or None, driver_cuda or None, gpus, minor_compat, manage,
+    plan = toolkit_plan(versions, default, driver or None, driver_cuda or None, gpus, minor_compat, manage,
                         installed, found, current, parse)
+    root = root_refusal("the cuda_toolkit role", user) if plan["action"] == "manage" else ""
+    if root:
+        plan["problems"].insert(0, root)
+        plan["ok"] = False
+    return plan
 
 
 def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), minor_compat=False,

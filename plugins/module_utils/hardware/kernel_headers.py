@@ -46,13 +46,36 @@ def headers_installable(os_family, rc, stdout):
     return "unknown"
 
 
-def headers_report(os_family, kernel, modules_root, query_result):
+def package_lists_present(os_family, apt_lists, dnf_cache):
+    """Whether the package manager has lists to answer from (False: its "no such package" means nothing).
+
+    A fresh image or host carries no apt lists (apt-get update has not run) and no dnf metadata
+    cache: asked then, both say no package exists. Other families: True (nothing is asked there).
+    """
+    if os_family == "Debian":
+        names = _names(apt_lists)
+        return any(name.endswith("_Packages") or "_Packages." in name for name in names)
+    if os_family == "RedHat":
+        return any(name.endswith(".solv") or os.path.isdir(os.path.join(dnf_cache, name, "repodata"))
+                   for name in _names(dnf_cache))
+    return True
+
+
+def _names(directory):
+    try:
+        return os.listdir(directory)
+    except OSError:
+        return []
+
+
+def headers_report(os_family, kernel, modules_root, query_result, lists_present=True):
     """The preflight fact for the kernel headers.
 
-    query_result is (rc, stdout) of headers_query's command, or None when it was not run.
+    query_result is (rc, stdout) of headers_query's command, or None when it was not run;
+    without package lists (lists_present false) installable is "unknown", whatever it said.
     """
     package = headers_package(os_family, kernel)
-    rc, stdout = query_result if query_result is not None else (None, "")
+    rc, stdout = query_result if query_result is not None and lists_present else (None, "")
     return {
         "release": kernel,
         "installed": os.path.isdir(os.path.join(modules_root, kernel, "build")) if kernel else False,

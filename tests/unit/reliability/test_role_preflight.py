@@ -17,6 +17,10 @@ import pytest
 from playbook import PREFLIGHT, ROOT, RTX5090, facts, outcome, results, run
 
 NVIDIA_KEY = "EB693B3035CD5710E231E123A4B469963BF863CC"
+# A running kernel whose headers are missing and that the package lists do not offer; a play without root.
+HEADERS_GONE = dict(PREFLIGHT, kernel={"release": "6.1.0-99-amd64", "headers_installed": False,
+                                       "headers_package": "linux-headers-6.1.0-99-amd64", "headers_installable": False})
+NOT_ROOT = dict(PREFLIGHT, user={"uid": 1000, "name": "alice"})
 # Each kind of refusal once through the real preflight; the variants of each kind go through the
 # same filter calls in test_bad_input_filters.py (fast).
 DRIVER_HOSTS = {
@@ -30,6 +34,8 @@ DRIVER_HOSTS = {
     "fingerprints_as_text": {"nvidia_driver_repo_key_fingerprints": NVIDIA_KEY},
     "proxy_no_scheme": {"nvidia_driver_repo_proxy": "proxy.lab:3128"},
     "reboot_ok_local": {"nvidia_driver_reboot_ok": True},
+    "headers_gone": {"blackwell_preflight": HEADERS_GONE},
+    "driver_not_root": {"blackwell_preflight": NOT_ROOT},
 }
 TOOLKIT_HOSTS = {
     "toolkit_ok": {},
@@ -37,6 +43,7 @@ TOOLKIT_HOSTS = {
     "versions_too_old_for_blackwell": {"cuda_toolkit_versions": ["12.6"]},
     "versions_newer_than_driver": {"cuda_toolkit_versions": ["13.0"], "cuda_toolkit_driver_version": "570.195.03"},
     "default_not_requested": {"cuda_toolkit_default_version": "12.9"},
+    "toolkit_not_root": {"blackwell_preflight": NOT_ROOT},
 }
 
 
@@ -48,7 +55,7 @@ def play(tmp_path_factory):
                               ("cuda_toolkit", TOOLKIT_HOSTS, {"cuda_toolkit_versions": ["12.8"],
                                                                "cuda_toolkit_driver_version": "580.95.05"})):
         for name, values in hosts.items():
-            inventory[name] = dict(base, rely_role=role, blackwell_preflight=PREFLIGHT, rely_facts=facts([RTX5090]),
+            inventory[name] = dict(dict(base, rely_role=role, blackwell_preflight=PREFLIGHT, rely_facts=facts([RTX5090])),
                                    **values)
     tmp_path = tmp_path_factory.mktemp("preflight")
     # the fleet report of two hosts without results, the host list from -e as text
@@ -123,6 +130,19 @@ def test_driver_repo_input_is_refused_in_preflight(play, host, parts):
 def test_a_reboot_over_the_local_connection_is_refused_in_preflight(play):
     _refused(play, "reboot_ok_local", "Refuse a reboot over a local connection",
              "this role never reboots the machine that runs the play", "nvidia_driver_reboot_ok: false")
+
+
+def test_missing_uninstallable_headers_refused_in_driver_preflight(play):
+    _refused(play, "headers_gone", "Refuse a flavor or an existing driver",
+             "the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64",
+             "the package lists offer no linux-headers-6.1.0-99-amd64", "install the headers of the running kernel",
+             "boot a kernel whose headers the repositories have", "do not run the nvidia_driver role on this host")
+
+
+@pytest.mark.parametrize("host,role", [("driver_not_root", "nvidia_driver"), ("toolkit_not_root", "cuda_toolkit")])
+def test_non_root_refused_in_preflight_naming_become(play, host, role):
+    _refused(play, host, "Refuse", "the %s role changes the host and needs root; this play runs as uid 1000 "
+             "(alice). Set become: true on the play (or -b / --become" % role)
 
 
 def test_toolkit_preflight_accepts_good_input_without_a_change(play):

@@ -29,7 +29,7 @@ def test_manage_a_fresh_host(parse):
         "msg": "flavor open (auto: required by NVIDIA GeForce RTX 5090 (sm_120)); packages of branch 580 open managed",
         "installed": {"version": None, "branch": None, "flavor": None, "names": [], "held": [], "unheld": []},
         "apt_query": ["nvidia-driver-pinning-580", "nvidia-open", "nvidia-driver-580-open", "cuda-drivers-580"],
-        "headers_meta": "linux-headers-generic"}
+        "headers_meta": "linux-headers-generic", "in_place": False, "headers_running": ""}
 
 
 @PARSERS
@@ -100,3 +100,51 @@ def test_apt_packages_reads_the_policy_text():
     assert apt_packages(text, "580", "open") == apt_choose_packages(parse_apt_policy(text), "580", "open")
     assert apt_packages(text, "580", "open")["method"] == "pinning"
     assert apt_packages(text, "570", "open")["ok"] is False
+
+
+HEADERS_GONE = {"release": "6.1.0-99-amd64", "headers_installed": False,
+                "headers_package": "linux-headers-6.1.0-99-amd64", "headers_installable": False}
+HEADERS_OFFERED = dict(HEADERS_GONE, headers_installable=True)
+ALICE = {"uid": 1000, "name": "alice"}
+
+
+def test_fresh_host_with_missing_uninstallable_headers_refused_with_what_to_do():
+    plan = driver_plan([RTX5090], kernel="6.1.0-99-amd64", headers=HEADERS_GONE)
+    assert plan["ok"] is False and plan["action"] == "manage" and plan["headers_running"] == ""
+    assert plan["msg"].startswith("the driver stage builds the NVIDIA kernel module with DKMS for the running "
+                                  "kernel 6.1.0-99-amd64, whose headers are not installed, and the package lists "
+                                  "offer no linux-headers-6.1.0-99-amd64. Before anything changes")
+    assert plan["msg"].endswith("or leave the driver out: do not run the nvidia_driver role on this host (in "
+                                "site.yml: blackwell_site_stages without driver) and install the driver yourself")
+
+
+def test_headers_the_lists_offer_are_installed_not_refused():
+    plan = driver_plan([RTX5090], kernel="6.1.0-99-amd64", headers=HEADERS_OFFERED)
+    assert plan["ok"] and plan["headers_running"] == "linux-headers-6.1.0-99-amd64"
+
+
+def test_driver_in_place_or_loaded_is_not_refused_for_headers():
+    in_place = driver_plan([RTX5090], packages_text=DPKG_580_OPEN, loaded=LOADED_580_OPEN, headers=HEADERS_GONE)
+    assert in_place["ok"] and in_place["in_place"] and in_place["headers_running"] == ""
+    adopted = driver_plan([RTX5090], loaded=LOADED_580_OPEN, headers=HEADERS_GONE)
+    assert adopted["ok"] and adopted["action"] == "adopt"
+    # an upgrade installs (and builds) again: refused
+    moved = driver_plan([RTX5090], packages_text=DPKG_580_OPEN, upgrade=True, headers=HEADERS_GONE)
+    assert not moved["ok"] and not moved["in_place"] and "offer no linux-headers-6.1.0-99-amd64" in moved["msg"]
+
+
+def test_driver_role_without_root_refused_naming_become():
+    plan = driver_plan([RTX5090], user=ALICE, headers=HEADERS_GONE)
+    assert plan["ok"] is False
+    assert plan["msg"].startswith("the nvidia_driver role changes the host and needs root; this play runs as uid "
+                                  "1000 (alice). Set become: true on the play (or -b / --become")
+    assert "; the driver stage builds the NVIDIA kernel module" in plan["msg"]
+    # adopting a loaded driver changes nothing: any user may
+    assert driver_plan([RTX5090], loaded=LOADED_580_OPEN, user=ALICE)["ok"]
+    assert driver_plan([RTX5090], user={"uid": 0, "name": "root"})["ok"]
+
+
+def test_a_refused_flavor_is_said_as_before_whoever_runs_the_play():
+    plan = driver_plan([RTX5090, GTX1080], user=ALICE, headers=HEADERS_GONE)
+    assert plan["ok"] is False and plan["action"] is None
+    assert plan["msg"] == plan["flavor_msg"] and "no driver flavor drives both" in plan["msg"]

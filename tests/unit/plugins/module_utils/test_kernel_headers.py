@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_headers import (
-    headers_installable, headers_package, headers_query, headers_report)
+    headers_installable, headers_package, headers_query, headers_report, package_lists_present)
 
 
 @pytest.mark.parametrize("family,kernel,package", [
@@ -49,3 +49,26 @@ def test_report_reads_the_build_directory(tmp_path):
     (dangling / "build").symlink_to(tmp_path / "gone")
     assert headers_report("Debian", "6.1.0-13-amd64", str(tmp_path), None)["installed"] is False
     assert headers_report("Debian", "6.1.0-13-amd64", str(tmp_path), None)["installable"] == "unknown"
+
+
+def test_without_package_lists_a_no_from_apt_is_unknown(tmp_path):
+    lists, cache = tmp_path / "lists", tmp_path / "dnf"
+    lists.mkdir()
+    cache.mkdir()
+    (lists / "lock").write_text("")
+    assert package_lists_present("Debian", str(lists), str(cache)) is False
+    no_candidate = (0, "linux-headers-6.1.0-99-amd64:\n  Installed: (none)\n  Candidate: (none)\n")
+    assert headers_report("Debian", "6.1.0-99-amd64", str(tmp_path), no_candidate, False)["installable"] == "unknown"
+    (lists / "deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages").write_text("")
+    assert package_lists_present("Debian", str(lists), str(cache)) is True
+    assert headers_report("Debian", "6.1.0-99-amd64", str(tmp_path), no_candidate, True)["installable"] is False
+
+
+def test_dnf_metadata_and_other_families():
+    assert package_lists_present("RedHat", "/nonexistent", "/nonexistent") is False
+    assert package_lists_present("Suse", "/nonexistent", "/nonexistent") is True
+
+
+def test_dnf_cache_with_metadata(tmp_path):
+    (tmp_path / "baseos-1234" / "repodata").mkdir(parents=True)
+    assert package_lists_present("RedHat", "/nonexistent", str(tmp_path)) is True

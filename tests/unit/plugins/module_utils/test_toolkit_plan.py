@@ -112,3 +112,15 @@ class TestProbePlan(object):
     def test_packaging_parser_gives_the_same_plan(self):
         args = (["12.9"], "", "570.133.07", None, [RTX5090], True, "auto", self.PACKAGES, self.FOUND)
         assert probe_plan(*args, parse=controller_versions.parse) == probe_plan(*args)
+
+
+def test_toolkit_role_without_root_refused_naming_become():
+    plan = probe_plan(["12.8"], driver="580.95.05", installed=[], found={}, user={"uid": 1000, "name": "alice"})
+    assert plan["ok"] is False and plan["action"] == "manage"
+    assert plan["problems"][0].startswith("the cuda_toolkit role changes the host and needs root; this play runs "
+                                          "as uid 1000 (alice). Set become: true on the play")
+    # adopting toolkits that answer already changes nothing: any user may
+    adopt = probe_plan(["12.8"], driver="580.95.05", found={"12.8": "/usr/local/cuda-12.8"}, current="12.8",
+                       user={"uid": 1000, "name": "alice"})
+    assert adopt["ok"] and adopt["action"] == "adopt"
+    assert probe_plan(["12.8"], driver="580.95.05", user={"uid": 0, "name": "root"})["ok"]

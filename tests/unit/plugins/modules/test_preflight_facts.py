@@ -3,6 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 from __future__ import annotations
 
+import os
+import pwd
+
 import pytest
 from ansible.module_utils import basic
 
@@ -31,6 +34,12 @@ def host(tmp_path, monkeypatch):
     monkeypatch.setattr(preflight_facts, "FIRMWARE_DIR", str(firmware))
     monkeypatch.setattr(preflight_facts, "MODULES_ROOT", str(modules))
     monkeypatch.setattr(preflight_facts, "pynvml", None)
+    apt_lists, dnf_cache = tmp_path / "apt_lists", tmp_path / "dnf_cache"
+    apt_lists.mkdir()
+    (apt_lists / "deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages").write_text("Package: dkms\n")
+    (dnf_cache / "baseos-1234" / "repodata").mkdir(parents=True)
+    monkeypatch.setattr(preflight_facts, "APT_LISTS", str(apt_lists))
+    monkeypatch.setattr(preflight_facts, "DNF_CACHE", str(dnf_cache))
 
     class Host:
         programs = {}  # program -> (rc, stdout)
@@ -49,6 +58,10 @@ def host(tmp_path, monkeypatch):
         def headers(self, release):
             (modules / release / "build").mkdir(parents=True)
 
+        def no_package_lists(self):
+            for entry in apt_lists.iterdir():
+                entry.unlink()
+
         def efi(self, secure_boot_byte):
             efivars = firmware / "efi" / "efivars"
             efivars.mkdir(parents=True)
@@ -63,6 +76,8 @@ def host(tmp_path, monkeypatch):
     def run_command(self, argv, *args, **kwargs):
         fake.commands.append(list(argv))
         rc, out = fake.programs[argv[0].rsplit("/", 1)[-1]]
+        if callable(out):
+            out = out(argv)
         return rc, out, ""
 
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", get_bin_path)
@@ -182,3 +197,54 @@ def test_nvml_facts_when_the_interpreter_has_nvidia_ml_py(host, run_module, monk
     assert status == "exit" and result["warnings"] == []
     assert result["ansible_facts"]["nvidia_driver"]["nvml_error"] == "NVMLError_DriverNotLoaded: Driver Not Loaded"
     assert result["ansible_facts"]["nvidia_gpus"][0]["source"] == "sysfs"
+
+
+DEBIAN_99 = {"os_family": "Debian", "kernel": "6.1.0-99-amd64"}
+APT_NONE_99 = "linux-headers-6.1.0-99-amd64:\n  Installed: (none)\n  Candidate: (none)\n"
+
+
+def test_missing_uninstallable_headers_refused_for_the_driver_stage(host, run_module):
+    host.programs["apt-cache"] = (0, APT_NONE_99)
+    host.programs["dpkg-query"] = (1, "")  # no driver package installed
+    status, result = run_module(preflight_facts, dict(DEBIAN_99, stages=["driver", "toolkit", "pytorch", "verify"]))
+    assert status == "exit" and result["kernel_headers"]["installable"] is False
+    (refusal,) = result["refusals"]
+    assert refusal.startswith("the driver stage builds the NVIDIA kernel module with DKMS for the running kernel "
+                              "6.1.0-99-amd64, whose headers are not installed, and the package lists offer no "
+                              "linux-headers-6.1.0-99-amd64.")
+    assert refusal.endswith("or run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
+                            "installing the driver yourself")
+    assert [c[0].rsplit("/", 1)[-1] for c in host.commands] == ["apt-cache", "dpkg-query"]
+
+
+def test_no_refusal_without_the_driver_stage_or_with_a_driver_there(host, run_module):
+    host.programs["apt-cache"] = (0, APT_NONE_99)
+    host.programs["dpkg-query"] = (0, "nvidia-open\t580.95.05-1\tii \nnvidia-driver-pinning-580\t580.95.05-1\thi \n")
+    for stages in ([], ["toolkit", "pytorch", "verify"]):
+        status, result = run_module(preflight_facts, dict(DEBIAN_99, stages=stages))
+        assert result["refusals"] == []
+    # driver packages in place: the nvidia_driver role's own plan decides
+    status, result = run_module(preflight_facts, dict(DEBIAN_99, stages=["driver"]))
+    assert result["refusals"] == []
+    # a loaded driver: not even the packages are asked for
+    host.driver(OPEN_LINE)
+    host.commands.clear()
+    status, result = run_module(preflight_facts, dict(DEBIAN_99, stages=["driver"]))
+    assert result["refusals"] == [] and [c[0].rsplit("/", 1)[-1] for c in host.commands] == ["apt-cache"]
+
+
+def test_without_package_lists_the_headers_are_unknown_and_not_refused(host, run_module):
+    host.no_package_lists()
+    host.programs["apt-cache"] = (0, APT_NONE_99)
+    status, result = run_module(preflight_facts, dict(DEBIAN_99, stages=["driver"]))
+    assert result["kernel_headers"]["installable"] == "unknown"
+    assert result["refusals"] == []
+
+
+def test_the_user_is_the_effective_one_and_root_runs_every_stage(host, run_module):
+    status, result = run_module(preflight_facts, {"stages": ["driver", "toolkit", "pytorch"]})
+    assert result["user"] == {"uid": os.geteuid(), "name": pwd.getpwuid(os.geteuid()).pw_name}
+    if os.geteuid() == 0:
+        assert result["refusals"] == []
+    else:
+        assert result["refusals"][0].startswith("the driver, toolkit and pytorch stages change the host and need root")
