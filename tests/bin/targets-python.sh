@@ -21,6 +21,11 @@ CONTROLLER_ONLY=(
   # the fleet report is checked with markdown-it (a test dependency); role messages render through Jinja2
   tests/unit/plugins/module_utils/test_fleet_report.py
   tests/unit/plugins/module_utils/test_role_messages.py
+  # these also drive the verify filters (plugins/filter/verify.py imports ansible.errors, controller code)
+  tests/unit/plugins/module_utils/test_output_dirs.py
+  tests/unit/plugins/module_utils/test_verify_plan.py
+  # a throwaway CA made with cryptography and real pip runs: test dependencies of the controller
+  tests/unit/plugins/module_utils/test_wheel_index_private_mirror.py
 )
 STACK_PYTHON_TESTS=(
   # these pass the test interpreter itself as pytorch_python, which must be 3.10+ (on 3.9 the module

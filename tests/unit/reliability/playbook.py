@@ -51,7 +51,10 @@ def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose
     blackwell.pytorch is loaded from (the checkout by default; an installed copy for tests that change it).
     `playbook`: a playbook file to run instead of a play of `tasks`.
     """
-    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    # An explicit async directory: with HOME other than the user's home in /etc/passwd (CI runs with a
+    # throwaway HOME), a background job's file and async_status's look-up would expand ~ differently.
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+             "ansible_async_dir": str(tmp_path / "ansible-async")}
     inventory = {"all": {"hosts": dict((name, dict(values, **local)) for name, values in hosts.items())}}
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(inventory))
     play = [{"name": "reliability", "hosts": "all", "gather_facts": False, "tasks": tasks}]
