@@ -36,6 +36,9 @@ STACK_PYTHON_TESTS=(
   tests/unit/plugins/modules/test_pytorch_plan.py::test_build_host
   tests/unit/plugins/modules/test_pytorch_plan.py::test_an_unreachable_index_is_refused_unless_the_table_may_stand_in
   tests/unit/plugins/modules/test_pytorch_plan.py::test_secrets_of_the_urls_are_no_log_values
+  tests/unit/plugins/modules/test_pytorch_plan.py::test_refuses_a_missing_ca_bundle_or_client_certificate_before_reading_the_index
+  tests/unit/plugins/modules/test_pytorch_plan.py::test_refuses_a_client_certificate_without_its_key_and_never_shows_the_file
+  tests/unit/plugins/modules/test_pytorch_plan.py::test_refuses_pip_extra_args_that_send_pip_to_another_index
   # builds with a venv of the test interpreter as the build Python (3.10+ by design): bullseye's pip 20.3
   # builds out of tree (in-tree builds are pip 21.3's default), so the tree's build record is not written
   tests/unit/plugins/modules/test_pytorch_source_build.py::test_builds_the_wheel_with_its_environment
