@@ -166,4 +166,3 @@ def test_check_mode_lists_the_hosts_gpus_and_imports_or_starts_nothing(plays):
         assert result["failed_task"] is None, (host, result)
         assert result["tasks"] == [CHECK, ROLE + "List the host's GPUs"], (host, result)
     assert plays["images_after_check_mode"] == []
-
