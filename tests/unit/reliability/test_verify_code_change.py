@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import pytest
 
+from collection_copy import change_one_byte, installed_copy
 from playbook import ROOT, outcome, results, run
 
 TORCH_PYTHON = os.path.join(ROOT, ".build", "torch-cpu", "bin", "python")
@@ -24,19 +24,7 @@ CHANGED_FILE = os.path.join("plugins", "module_utils", "kernel_check", "policy.p
 
 def install_copy(tmp_path):
     """The collection's files as an install puts them: <tmp>/collections/ansible_collections/blackwell/pytorch."""
-    target = tmp_path / "collections" / "ansible_collections" / "blackwell" / "pytorch"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("plugins", "roles", "meta", "playbooks"):
-        shutil.copytree(os.path.join(ROOT, name), str(target / name), ignore=ignore)
-    shutil.copy(os.path.join(ROOT, "galaxy.yml"), str(target / "galaxy.yml"))
-    return target
-
-
-def change_one_byte(path):
-    """The first 'c' of the licence header's 'contributors' becomes 'C': one byte, a comment."""
-    content = path.read_bytes()
-    index = content.index(b"contributors")
-    path.write_bytes(content[:index] + b"C" + content[index + 1:])
+    return installed_copy(tmp_path / "collections" / "ansible_collections" / "blackwell" / "pytorch")
 
 
 def verify_once(tmp_path, collections, name):

@@ -2,30 +2,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import pytest
 
+from collection_copy import ROOT, change_one_byte, installed_copy
+
 from ansible_collections.blackwell.pytorch.plugins.lookup import verify_code as lookup_plugin
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import code_digest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
 
 @pytest.fixture
 def copy(tmp_path):
     """An installed copy of the collection's plugins and galaxy.yml."""
-    target = tmp_path / "pytorch"
-    shutil.copytree(os.path.join(ROOT, "plugins"), str(target / "plugins"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy(os.path.join(ROOT, "galaxy.yml"), str(target / "galaxy.yml"))
-    return target
-
-
-def flip(path):
-    content = path.read_bytes()
-    index = content.index(b"contributors")
-    path.write_bytes(content[:index] + b"C" + content[index + 1:])
+    return installed_copy(tmp_path / "pytorch", names=("plugins",))
 
 
 def test_verification_files_are_derived_from_the_modules_imports(copy):
@@ -53,7 +42,7 @@ def test_verification_files_are_derived_from_the_modules_imports(copy):
                                      "plugins/modules/torch_benchmark.py"])
 def test_fingerprint_changes_when_verification_code_changes(copy, changed):
     before = code_digest.verification_code(str(copy))
-    flip(copy / changed)
+    change_one_byte(copy / changed)
     after = code_digest.verification_code(str(copy))
     assert before["digest"] != after["digest"] and before["files"] == after["files"]
     assert before["collection_version"] == after["collection_version"]  # the version did not move
@@ -61,9 +50,9 @@ def test_fingerprint_changes_when_verification_code_changes(copy, changed):
 
 def test_code_outside_the_verification_does_not_change_the_digest(copy):
     before = code_digest.verification_code(str(copy))
-    flip(copy / "plugins/module_utils/driver/policy.py")
-    flip(copy / "plugins/module_utils/containers/cdi.py")
-    flip(copy / "plugins/modules/pytorch_stack.py")
+    change_one_byte(copy / "plugins/module_utils/driver/policy.py")
+    change_one_byte(copy / "plugins/module_utils/containers/cdi.py")
+    change_one_byte(copy / "plugins/modules/pytorch_stack.py")
     assert code_digest.verification_code(str(copy))["digest"] == before["digest"]
 
 
@@ -78,7 +67,7 @@ def test_collection_version_from_the_manifest_of_an_install_else_galaxy_yml(copy
 
 def test_the_digest_is_computed_once_per_process(copy):
     first = code_digest.cached(str(copy))
-    flip(copy / "plugins/module_utils/verify/plan.py")
+    change_one_byte(copy / "plugins/module_utils/verify/plan.py")
     assert code_digest.cached(str(copy)) is first  # kept for the process, not read again
     assert code_digest.verification_code(str(copy))["digest"] != first["digest"]
 
