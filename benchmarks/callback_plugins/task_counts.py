@@ -31,7 +31,8 @@ requirements: [enable in callbacks_enabled]
 CONTROLLER_ONLY = frozenset(
     "ansible.builtin." + name for name in (
         "set_fact", "assert", "debug", "fail", "meta", "include_tasks", "import_tasks", "include_role",
-        "import_role", "include_vars", "set_stats", "add_host", "group_by", "pause", "import_playbook"))
+        "import_role", "include_vars", "set_stats", "add_host", "group_by", "pause", "import_playbook",
+        "validate_argument_spec"))
 CONTROLLER_ONLY = CONTROLLER_ONLY | frozenset(name.rsplit(".", 1)[1] for name in CONTROLLER_ONLY)
 
 

@@ -52,6 +52,48 @@ options:
     type: list
     elements: str
     default: []
+  distribution:
+    description:
+      - C(ansible_facts.distribution), C(distribution_version) and C(distribution_major_version) name the system in
+        RV(preflight.os); default, with O(gather_minimal), the facts just collected.
+    type: str
+    default: ''
+  distribution_version:
+    description: C(ansible_facts.distribution_version) (see O(distribution)).
+    type: str
+    default: ''
+  distribution_major_version:
+    description: C(ansible_facts.distribution_major_version) (see O(distribution)).
+    type: str
+    default: ''
+  host:
+    description: The inventory name of the host, for the messages in RV(refused).
+    type: str
+    default: this host
+  supported_os:
+    description:
+      - The systems the collection supports, as C(<distribution> <version>) (Ubuntu by full version, the others by
+        major version). A system not in the list is refused in RV(refused) unless O(allow_unsupported_os).
+      - V([]) checks nothing.
+    type: list
+    elements: str
+    default: []
+  allow_unsupported_os:
+    description: Go on with a system not in O(supported_os) (a warning instead of a refusal).
+    type: bool
+    default: false
+  require_gpu:
+    description: Refuse, in RV(refused), a host without an NVIDIA GPU on the PCI bus.
+    type: bool
+    default: false
+  connection:
+    description: The play's connection type to this host (C(ansible_connection)); V(local) means this is the controller.
+    type: str
+    default: ssh
+  controller_machine_id:
+    description: The controller's C(/etc/machine-id); a host with the same id is the controller (RV(preflight.connection.local)).
+    type: str
+    default: ''
   disk_checks:
     description: Paths and the free space each needs (see M(blackwell.pytorch.disk_space_info)).
     type: list
@@ -127,6 +169,27 @@ refusals:
   returned: always
   type: list
   elements: str
+refused:
+  description:
+    - Every reason to stop before a change, one message each naming O(host), in this order; empty when the host may go
+      on. An OS not in O(supported_os) (unless O(allow_unsupported_os)), no GPU when O(require_gpu), RV(refusals)
+      as one message, and the failed disk checks as one message.
+  returned: always
+  type: list
+  elements: str
+  sample: ["No NVIDIA GPU found on the PCI bus of ws1. Set blackwell_require_gpu: false to provision without one (image builds, tests)."]
+preflight:
+  description:
+    - What the C(blackwell.pytorch.preflight) role publishes as C(blackwell_preflight) (see its documentation), the
+      keys C(os), C(gpus), C(driver), C(secure_boot), C(kernel), C(disk), C(nouveau_loaded), C(python), C(user),
+      C(connection).
+  returned: always
+  type: dict
+summary:
+  description: One line about the host (system, GPUs, driver, Secure Boot, headers, nouveau, connection).
+  returned: always
+  type: str
+  sample: "Ubuntu 24.04; 1 NVIDIA GPU(s) sm_120; driver 580.95.05 (open); Secure Boot disabled; headers installed (installable: true); nouveau not loaded; connection ssh"
 python:
   description: The interpreter the module ran with.
   returned: always
@@ -146,6 +209,7 @@ from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import stages_root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import (
     build_planned_before_plan, driver_packages_query, headers_refusal)
@@ -166,6 +230,7 @@ FIRMWARE_DIR = "/sys/firmware"
 MODULES_ROOT = "/lib/modules"
 APT_LISTS = "/var/lib/apt/lists"
 DNF_CACHE = "/var/cache/dnf"
+MACHINE_ID = "/etc/machine-id"
 # How a play leaves the driver stage out of site.yml.
 SITE_LEAVE_OUT = ("run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
                   "installing the driver yourself")
@@ -203,6 +268,15 @@ def current_user():
     return {"uid": uid, "name": name}
 
 
+def read_machine_id(path):
+    """This host's machine id, '' when it has none."""
+    try:
+        with open(path) as stream:
+            return stream.read().strip()
+    except (IOError, OSError):
+        return ""
+
+
 def stage_refusals(module, stages, user, os_family, headers, driver):
     """What the stages of site.yml cannot do here (privilege.stages_root_refusal, headers_check)."""
     refusals = [stages_root_refusal(stages, user)]
@@ -225,6 +299,15 @@ def main():
                 min_free_gib=dict(type="float", default=0),
             )),
             stages=dict(type="list", elements="str", default=[]),
+            distribution=dict(type="str", default=""),
+            distribution_version=dict(type="str", default=""),
+            distribution_major_version=dict(type="str", default=""),
+            host=dict(type="str", default="this host"),
+            supported_os=dict(type="list", elements="str", default=[]),
+            allow_unsupported_os=dict(type="bool", default=False),
+            require_gpu=dict(type="bool", default=False),
+            connection=dict(type="str", default="ssh"),
+            controller_machine_id=dict(type="str", default="", no_log=False),
         ),
         supports_check_mode=True,
     )
@@ -247,15 +330,37 @@ def main():
                              package_lists_present(os_family, APT_LISTS, DNF_CACHE))
     user = current_user()
     stages = [s.strip() for s in params["stages"]]
+    refused_stages = stage_refusals(module, stages, user, os_family, headers, driver)
+    os_facts = {
+        "distribution": params["distribution"] or facts.get("ansible_distribution", ""),
+        "version": params["distribution_version"] or facts.get("ansible_distribution_version", ""),
+        "major_version": params["distribution_major_version"] or facts.get("ansible_distribution_major_version", ""),
+        "family": os_family,
+    }
+    nouveau = os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau"))
+    python = {"executable": sys.executable, "pynvml": pynvml is not None}
+    connection = {"type": params["connection"], "local": decide.connection_is_local(
+        params["connection"], params["controller_machine_id"], read_machine_id(MACHINE_ID))}
+    preflight = decide.published(os_facts, params["supported_os"] or [decide.os_label(
+        os_facts["distribution"], os_facts["version"], os_facts["major_version"])], gpus, driver, params["require_gpu"], secure_boot,
+                                 headers, disk, nouveau, python, user, connection)
+    label = preflight["os"]["label"]
+    supported = params["supported_os"]
+    if supported and label not in supported and params["allow_unsupported_os"]:
+        module.warn("%s is not supported (preflight_allow_unsupported_os is true); nothing is tested there." % label)
     module.exit_json(
         changed=False,
         ansible_facts=dict(facts, nvidia_gpus=gpus, nvidia_driver=driver, blackwell_secure_boot=secure_boot),
         kernel_headers=headers,
         disk=disk,
-        nouveau_loaded=os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau")),
-        python={"executable": sys.executable, "pynvml": pynvml is not None},
+        nouveau_loaded=nouveau,
+        python=python,
         user=user,
-        refusals=stage_refusals(module, stages, user, os_family, headers, driver),
+        refusals=refused_stages,
+        refused=decide.refusals(params["host"], label, supported or [label], params["allow_unsupported_os"],
+                                len(gpus), params["require_gpu"], refused_stages, disk),
+        preflight=preflight,
+        summary=decide.summary(preflight),
     )
 
 

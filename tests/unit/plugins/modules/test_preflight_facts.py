@@ -248,3 +248,45 @@ def test_the_user_is_the_effective_one_and_root_runs_every_stage(host, run_modul
         assert result["refusals"] == []
     else:
         assert result["refusals"][0].startswith("the driver, toolkit and pytorch stages change the host and need root")
+
+
+def test_the_published_fact_the_refusals_and_the_report_come_from_the_one_call(host, run_module, tmp_path,
+                                                                              monkeypatch):
+    machine_id = tmp_path / "machine-id"
+    machine_id.write_text("abc123\n")
+    monkeypatch.setattr(preflight_facts, "MACHINE_ID", str(machine_id))
+    host.gpu("0000:01:00.0", 0x2B85)
+    host.programs["apt-cache"] = (0, APT_CANDIDATE)
+    status, result = run_module(preflight_facts, {
+        "os_family": "Debian", "kernel": "6.8.0-48-generic", "distribution": "Debian",
+        "distribution_version": "12.7", "distribution_major_version": "12", "host": "ws1",
+        "supported_os": ["Debian 12"], "require_gpu": True, "connection": "ssh", "controller_machine_id": "abc123",
+        "disk_checks": [{"path": str(tmp_path / "opt"), "min_free_gib": 1000000}]})
+    assert status == "exit"
+    published = result["preflight"]
+    assert published["os"] == {"label": "Debian 12", "distribution": "Debian", "version": "12.7",
+                               "family": "Debian", "supported": True}
+    assert published["gpus"] == {"count": 1, "required": True, "pci": ["0000:01:00.0"],
+                                 "names": ["NVIDIA GeForce RTX 5090"], "sm": ["sm_120"]}
+    # the controller's machine id on an ssh connection: the play runs on the machine it provisions
+    assert published["connection"] == {"type": "ssh", "local": True}
+    assert published["kernel"]["headers_package"] == "linux-headers-6.8.0-48-generic"
+    (refusal,) = result["refused"]
+    assert refusal.startswith("Not enough free disk on ws1: %s needs 1000000.0 GiB free and its mount " % (
+        tmp_path / "opt"))
+    assert result["summary"].startswith("Debian 12; 1 NVIDIA GPU(s) sm_120; driver none (")
+
+
+def test_an_unsupported_os_is_refused_or_warned_about_when_allowed(host, run_module, tmp_path, monkeypatch):
+    monkeypatch.setattr(preflight_facts, "MACHINE_ID", str(tmp_path / "absent"))
+    args = {"os_family": "RedHat", "kernel": "6.11.4-301.fc41.x86_64", "distribution": "Fedora",
+            "distribution_version": "41", "distribution_major_version": "41", "host": "ws2",
+            "supported_os": ["Debian 12", "Rocky 9"]}
+    status, result = run_module(preflight_facts, args)
+    assert result["refused"] == ["blackwell.pytorch supports Debian 12, Rocky 9; ws2 runs Fedora 41. "
+                                 "Set preflight_allow_unsupported_os: true to try anyway (untested)."]
+    assert result["preflight"]["connection"] == {"type": "ssh", "local": False}
+    status, result = run_module(preflight_facts, dict(args, allow_unsupported_os=True))
+    assert result["refused"] == []
+    assert result["preflight"]["os"]["supported"] is False
+    assert any("Fedora 41 is not supported" in w for w in result.get("warnings", [])), result
