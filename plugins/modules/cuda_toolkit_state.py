@@ -59,14 +59,18 @@ options:
     type: raw
     default: auto
   user:
-    description: The user the play runs as (C(blackwell_preflight.user), C(uid) and C(name)); a managing plan needs uid 0.
+    description:
+      - The user the play runs as (C(blackwell_preflight.user), C(uid) and C(name)); a managing plan needs uid 0.
+      - Empty reads the user the module runs as.
     type: dict
     default: {}
   os_family:
-    description: The OS family (C(blackwell_preflight.os.family)); it picks the package query and the alternatives system.
+    description:
+      - The OS family (C(blackwell_preflight.os.family)); it picks the package query and the alternatives system.
+      - Empty takes V(Debian) where C(dpkg-query) is, else V(RedHat) where C(rpm) is.
     type: str
-    choices: [Debian, RedHat]
-    required: true
+    choices: ["", Debian, RedHat]
+    default: ""
   profile:
     description: Whether C(/etc/profile.d/cuda.sh) is managed (C(cuda_toolkit_profile)).
     type: bool
@@ -98,8 +102,6 @@ EXAMPLES = r"""
     default_version: "12.8"
     driver: 580.95.05
     gpus: "{{ ansible_facts['nvidia_gpus'] }}"
-    user: "{{ blackwell_preflight.user }}"
-    os_family: "{{ blackwell_preflight.os.family }}"
     host: "{{ inventory_hostname }}"
   register: toolkits
 
@@ -217,7 +219,7 @@ def main():
             minor_version_compat=dict(type="bool", default=False),
             manage=dict(type="raw", default="auto"),
             user=dict(type="dict", default={}),
-            os_family=dict(type="str", choices=["Debian", "RedHat"], required=True),
+            os_family=dict(type="str", choices=["", "Debian", "RedHat"], default=""),
             profile=dict(type="bool", default=True),
             profile_ld_library_path=dict(type="bool", default=False),
             confirm=dict(type="bool", default=False),
@@ -236,15 +238,19 @@ def main():
         versions = [str(v) for v in versions]
     elif versions is None:
         versions = []
+    family = params["os_family"] or toolkit_probe.os_family(lambda name: module.get_bin_path(name) is not None)
+    if not family:
+        module.fail_json(msg="%s: neither dpkg-query nor rpm is here: the cuda_toolkit role supports Debian, "
+                             "Ubuntu and RHEL-like systems" % params["host"])
     try:
-        packages = toolkit_probe.read_packages(run, params["os_family"])
-        alternatives = toolkit_probe.read_alternatives(run, params["os_family"], ROOT)
+        packages = toolkit_probe.read_packages(run, family)
+        alternatives = toolkit_probe.read_alternatives(run, family, ROOT)
         found, _answers = toolkit_probe.read_nvcc(run, [], ROOT, asked)
     except RuntimeError as err:
         module.fail_json(msg="%s: %s" % (params["host"], err))
     plan = probe_plan(versions, params["default_version"], params["driver"], params["driver_cuda"], params["gpus"],
                       params["minor_version_compat"], params["manage"], packages, found_lines(found),
-                      user=params["user"])
+                      user=params["user"] or toolkit_probe.current_user())
     answers, real_default = {}, None
     if plan["ok"]:
         dirs = toolkit_dirs(plan)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
+import pwd
 import re
 import stat
 
@@ -32,6 +33,24 @@ ALTERNATIVES = {
 CUDA_LINK = "/usr/local/cuda"
 PROFILE = "/etc/profile.d/cuda.sh"
 _TOOLKIT_GLOBS = ("/usr/local/cuda", "/usr/local/cuda-[0-9]*")
+
+
+def os_family(has_program):
+    """"Debian" where dpkg-query is, else "RedHat" where rpm is, else "" (has_program(name) -> bool)."""
+    for family in ("Debian", "RedHat"):
+        if has_program(PACKAGE_QUERY[family][0]):
+            return family
+    return ""
+
+
+def current_user():
+    """{"uid", "name"} of the effective user (as preflight_facts reads them)."""
+    uid = os.geteuid()
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = str(uid)
+    return {"uid": uid, "name": name}
 
 
 def parse_alternatives(text, os_family):

@@ -158,3 +158,15 @@ def test_packages_and_alternatives_through_their_programs(tmp_path, monkeypatch)
     _program(bin_dir, "update-alternatives", "echo 'read error' >&2; exit 3\n")
     with pytest.raises(RuntimeError, match="update-alternatives --query cuda failed"):
         toolkit_probe.read_alternatives(run, "Debian", str(root))
+
+
+def test_os_family_from_the_package_query_programs():
+    assert toolkit_probe.os_family(lambda name: name in ("dpkg-query", "rpm")) == "Debian"
+    assert toolkit_probe.os_family(lambda name: name == "rpm") == "RedHat"
+    assert toolkit_probe.os_family(lambda name: False) == ""
+
+
+def test_current_user_is_the_effective_one():
+    import pwd
+    user = toolkit_probe.current_user()
+    assert user == {"uid": os.geteuid(), "name": pwd.getpwuid(os.geteuid()).pw_name}

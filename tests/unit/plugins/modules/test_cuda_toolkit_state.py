@@ -131,3 +131,15 @@ def test_a_failing_package_query_fails_the_call(host, run_module):
     _program(bin_dir / "dpkg-query", "#!/bin/sh\necho 'dpkg-query: error: database locked' >&2\nexit 2\n")
     status, result = run_module(cuda_toolkit_state, _args())
     assert status == "fail" and result["msg"].startswith("ws-5090-02: dpkg-query -W") and "database locked" in result["msg"]
+
+
+def test_without_the_preflight_fact_the_module_reads_the_os_and_the_user(host, run_module):
+    args = _args(manage="auto")
+    del args["user"], args["os_family"]
+    status, result = run_module(cuda_toolkit_state, args)  # dpkg-query on PATH: Debian
+    assert status == "exit" and result["action"] == "adopt" and result["converged"], result
+    status, result = run_module(cuda_toolkit_state, dict(args, versions=["12.9"], default_version=""))
+    if os.geteuid() == 0:  # the plan installs 12.9: root may
+        assert status == "exit" and result["changes"]["packages"] == ["cuda-toolkit-12-9"], result
+    else:
+        assert status == "fail" and "the cuda_toolkit role changes the host and needs root" in result["msg"], result
