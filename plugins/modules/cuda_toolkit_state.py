@@ -38,18 +38,22 @@ options:
     type: str
     default: ""
   driver:
-    description: The driver version the toolkits will run on; empty when unknown (the driver gate is skipped with a warning).
+    description:
+      - The driver version the toolkits will run on; empty when unknown (the driver gate is skipped with a warning).
+      - Omitted, the loaded driver's (C(/proc/driver/nvidia/version)), as the role alone before the collection's
+        preflight has run.
     type: str
-    default: ""
   driver_cuda:
     description: NVML's CUDA driver version (V(13.0)) of that driver; empty takes it from the table.
     type: str
     default: ""
   gpus:
-    description: The GPUs, in the shape of C(ansible_facts.nvidia_gpus).
+    description:
+      - The GPUs, in the shape of C(ansible_facts.nvidia_gpus).
+      - Omitted, the NVIDIA GPUs on the PCI bus (sysfs, no driver needed), as the role alone before the collection's
+        preflight has run.
     type: list
     elements: dict
-    default: []
   minor_version_compat:
     description: Accept a toolkit newer than the driver's CUDA under minor-version compatibility.
     type: bool
@@ -204,8 +208,24 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import to
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import probe_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_state import (
     found_lines, refusal_message, toolkit_dirs, toolkit_state)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
 
 ROOT = ""  # every path read is under it (the tests' directory; "" on a host)
+SYS_ROOT = "/sys"
+PROC_VERSION = "/proc/driver/nvidia/version"
+
+
+def host_gpus_and_driver(gpus, driver):
+    """The GPUs and the driver version given, or, where omitted, the PCI bus's and the loaded driver's."""
+    if gpus is not None and driver is not None:
+        return gpus, driver
+    on_bus, proc_text, loaded = read_bus(SYS_ROOT, PROC_VERSION)
+    if gpus is None:
+        gpus = on_bus
+    if driver is None:
+        driver = driver_facts(proc_text, module_loaded=loaded)["version"] or ""
+    return gpus, driver
 
 
 def main():
@@ -213,9 +233,9 @@ def main():
         argument_spec=dict(
             versions=dict(type="raw", default=[]),
             default_version=dict(type="str", default=""),
-            driver=dict(type="str", default=""),
+            driver=dict(type="str"),
             driver_cuda=dict(type="str", default=""),
-            gpus=dict(type="list", elements="dict", default=[]),
+            gpus=dict(type="list", elements="dict"),
             minor_version_compat=dict(type="bool", default=False),
             manage=dict(type="raw", default="auto"),
             user=dict(type="dict", default={}),
@@ -248,7 +268,8 @@ def main():
         found, _answers = toolkit_probe.read_nvcc(run, [], ROOT, asked)
     except RuntimeError as err:
         module.fail_json(msg="%s: %s" % (params["host"], err))
-    plan = probe_plan(versions, params["default_version"], params["driver"], params["driver_cuda"], params["gpus"],
+    gpus, driver = host_gpus_and_driver(params["gpus"], params["driver"])
+    plan = probe_plan(versions, params["default_version"], driver, params["driver_cuda"], gpus,
                       params["minor_version_compat"], params["manage"], packages, found_lines(found),
                       user=params["user"] or toolkit_probe.current_user())
     answers, real_default = {}, None
@@ -257,7 +278,7 @@ def main():
         _found, answers = toolkit_probe.read_nvcc(run, sorted(set(dirs.values())), ROOT, asked)
         real_default = toolkit_probe.real_dir(dirs[plan["default"]], ROOT)
     state = toolkit_state(plan, answers, toolkit_probe.read_link(ROOT), alternatives, toolkit_probe.read_profile(ROOT),
-                          params["gpus"], params["profile"], params["profile_ld_library_path"], real_default,
+                          gpus, params["profile"], params["profile_ld_library_path"], real_default,
                           params["confirm"])
     if not params["confirm"]:
         for warning in plan["warnings"]:

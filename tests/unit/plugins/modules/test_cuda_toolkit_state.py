@@ -143,3 +143,25 @@ def test_without_the_preflight_fact_the_module_reads_the_os_and_the_user(host, r
         assert status == "exit" and result["changes"]["packages"] == ["cuda-toolkit-12-9"], result
     else:
         assert status == "fail" and "the cuda_toolkit role changes the host and needs root" in result["msg"], result
+
+
+def test_without_gpus_and_driver_the_module_reads_the_bus_and_the_loaded_driver(host, run_module, tmp_path,
+                                                                                  monkeypatch):
+    from sysfs_tree import OPEN_LINE, add_pci
+    sys_root = tmp_path / "sys"
+    (sys_root / "bus" / "pci" / "devices").mkdir(parents=True)
+    add_pci(sys_root, "0000:01:00.0", 0x10DE, 0x2B85, 0x030000)  # an RTX 5090
+    proc = tmp_path / "proc_version"
+    proc.write_text(OPEN_LINE)  # 580.159.04
+    monkeypatch.setattr(cuda_toolkit_state, "SYS_ROOT", str(sys_root))
+    monkeypatch.setattr(cuda_toolkit_state, "PROC_VERSION", str(proc))
+    args = _args(versions=["12.6"], default_version="")
+    del args["gpus"], args["driver"]
+    status, result = run_module(cuda_toolkit_state, args)
+    assert status == "fail" and result["msg"].startswith("ws-5090-02: CUDA 12.6 cannot target NVIDIA GeForce RTX 5090 "
+                                                         "(sm_120): its nvcc has no compute_120"), result
+    status, result = run_module(cuda_toolkit_state, dict(args, versions=[]))
+    assert status == "exit" and result["versions"] == ["13.0"] and result["driver"] == "580.159.04", result
+    proc.unlink()  # no driver loaded: a toolkit asked for by name is not gated on one
+    status, result = run_module(cuda_toolkit_state, dict(args, versions=["12.8"], manage="auto"))
+    assert status == "exit" and result["driver"] is None and result["converged"], result
