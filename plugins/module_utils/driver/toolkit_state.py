@@ -192,4 +192,3 @@ def toolkit_state(plan, answers, link, alternatives, profile=None, gpus=(), mana
 def refusal_message(host, problems):
     """The message a refused host fails with: "HOST: problem; problem." (the role's wording)."""
     return "%s: %s." % (host, "; ".join(problems))
-

@@ -93,17 +93,17 @@ def test_a_nvcc_that_is_not_executable_is_missing(tmp_path):
 
 def test_link_through_alternatives(host):
     root, _log = host
-    assert toolkit_probe.read_link(str(root)) == {"exists": True, "islink": True, "isdir": False,
-                                                   "readlink": "/etc/alternatives/cuda",
-                                                   "target": "/usr/local/cuda-12.8"}
+    assert toolkit_probe.read_link(str(root)) == {
+        "exists": True, "islink": True, "isdir": False, "readlink": "/etc/alternatives/cuda",
+        "target": "/usr/local/cuda-12.8"}
     assert toolkit_probe.real_dir("/usr/local/cuda-13", str(root)) == "/usr/local/cuda-13.0"
     assert toolkit_probe.real_dir("/opt/none", str(root)) == "/opt/none"
 
 
 def test_link_absent_relative_and_a_real_directory(tmp_path):
     (tmp_path / "usr" / "local").mkdir(parents=True)
-    assert toolkit_probe.read_link(str(tmp_path)) == {"exists": False, "islink": False, "isdir": False,
-                                                       "readlink": None, "target": None}
+    assert toolkit_probe.read_link(str(tmp_path)) == {
+        "exists": False, "islink": False, "isdir": False, "readlink": None, "target": None}
     (tmp_path / "usr" / "local" / "cuda-12.8").mkdir()
     os.symlink("cuda-12.8", str(tmp_path / "usr" / "local" / "cuda"))
     link = toolkit_probe.read_link(str(tmp_path))
@@ -149,8 +149,8 @@ def test_packages_and_alternatives_through_their_programs(tmp_path, monkeypatch)
     tool.mkdir(parents=True)
     _program(tool, "update-alternatives", "exit 0\n")  # only its presence is looked at under root
     _program(bin_dir, "update-alternatives", 'echo "update-alternatives: error: no alternatives for cuda" >&2; exit 2\n')
-    assert toolkit_probe.read_alternatives(run, "Debian", str(root)) == {"status": None, "value": None,
-                                                                          "alternatives": []}
+    assert toolkit_probe.read_alternatives(run, "Debian", str(root)) == {
+        "status": None, "value": None, "alternatives": []}
     _program(bin_dir, "update-alternatives", 'printf "Name: cuda\\nStatus: auto\\nValue: /usr/local/cuda-13.0\\n'
                                              '\\nAlternative: /usr/local/cuda-13.0\\nPriority: 130\\n"\n')
     assert toolkit_probe.read_alternatives(run, "Debian", str(root)) == {

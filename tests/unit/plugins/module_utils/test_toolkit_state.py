@@ -98,8 +98,8 @@ class TestConverged(object):
 
 class TestDrift(object):
     def test_fresh_host_installs_registers_selects_and_writes(self):
-        state = _state(_plan(installed="", found=""), answers={"/usr/local/cuda-12.8": None,
-                                                                "/usr/local/cuda-13.0": None},
+        nothing = {"/usr/local/cuda-12.8": None, "/usr/local/cuda-13.0": None}
+        state = _state(_plan(installed="", found=""), answers=nothing,
                        link=NO_LINK, alternatives=parse_alternatives("", "Debian"), profile=None)
         assert state["ok"] and not state["converged"] and state["problems"] == []
         assert state["changes"] == {"install": ["12.8", "13.0"], "packages": ["cuda-toolkit-12-8", "cuda-toolkit-13-0"],

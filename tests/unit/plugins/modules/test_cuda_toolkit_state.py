@@ -145,8 +145,8 @@ def test_without_the_preflight_fact_the_module_reads_the_os_and_the_user(host, r
         assert status == "fail" and "the cuda_toolkit role changes the host and needs root" in result["msg"], result
 
 
-def test_without_gpus_and_driver_the_module_reads_the_bus_and_the_loaded_driver(host, run_module, tmp_path,
-                                                                                  monkeypatch):
+def test_without_gpus_and_driver_the_module_reads_the_bus_and_the_loaded_driver(
+        host, run_module, tmp_path, monkeypatch):
     from sysfs_tree import OPEN_LINE, add_pci
     sys_root = tmp_path / "sys"
     (sys_root / "bus" / "pci" / "devices").mkdir(parents=True)
