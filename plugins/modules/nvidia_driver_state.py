@@ -214,6 +214,8 @@ def main():
     repo = want["repo"]
 
     def run(argv):
+        if not module.get_bin_path(argv[0]):
+            return 127, "", "%s: command not found" % argv[0]
         return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
     managed = state.files_of(want, {"names": []}, family)
