@@ -18,7 +18,7 @@ description:
   - Decides flavor, action and packages (the plan), every refusal (the role's messages, before anything changes),
     the named changes a run would make and whether the host is converged.
   - Never changes anything; runs in check mode too. Needs root to read the root-only proxy configuration.
-  - A refusal does not fail the module; it returns O(ok=false) and the messages, and the role fails on them.
+  - A refusal does not fail the module; it returns RV(ok=false) and the messages, and the role fails on them.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
@@ -133,9 +133,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 ok: {description: No refusal., returned: always, type: bool, sample: true}
-refusals: {description: Every refusal message, in the order the role checks them., returned: always, type: list,
+refusals: {description: "Every refusal message, in the order the role checks them.", returned: always, type: list,
            elements: str, sample: []}
-msg: {description: The refusals joined, or the plan's message., returned: always, type: str,
+msg: {description: "The refusals joined, or the plan's message.", returned: always, type: str,
       sample: "flavor open (auto: recommended for Turing and newer); packages of branch 580 open managed"}
 plan:
   description: Flavor, action (manage, adopt, check), package names to ask about, headers (the nvidia_driver_plan filter's result).
@@ -151,7 +151,7 @@ changes:
   type: list
   elements: str
   sample: [package holds]
-converged: {description: Nothing would change and the loaded driver is the wanted one, or the role does not manage the driver.,
+converged: {description: "Nothing would change and the loaded driver is the wanted one, or the role does not manage the driver.",
             returned: always, type: bool, sample: true}
 files:
   description: The files the role writes in this state, by name (nouveau, dkms_mok, repo_source, uu_blacklist), each with
@@ -185,7 +185,7 @@ def argument_spec():
         uu_exclude=dict(type="bool", default=True), uu_path=dict(type="path"),
         kernel_headers=dict(type="bool", default=True), headers_track_kernel=dict(type="bool", default=True),
         dkms_package=dict(type="str", default="dkms"), blacklist_nouveau=dict(type="bool", default=True),
-        mok_key=dict(type="str", default=""), mok_cert=dict(type="str", default=""),
+        mok_key=dict(type="str", default="", no_log=False), mok_cert=dict(type="str", default=""),
         persistenced=dict(type="bool", default=True), reboot_ok=dict(type="bool", default=False))
 
 

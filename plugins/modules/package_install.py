@@ -71,7 +71,7 @@ summary:
   type: dict
   sample: {upgraded: 0, installed: 12, removed: 0}
 log: {description: The log., returned: always, type: str, sample: /var/log/blackwell-pytorch/nvidia-driver-install.log}
-progress: {description: The last progress line (packages and MB fetched, last step)., returned: always, type: str}
+progress: {description: "The last progress line (packages and MB fetched, last step).", returned: always, type: str}
 """
 
 import os

@@ -84,8 +84,8 @@ def progress(log_text):
             last = line
     counts = summary(log_text)
     total = (counts["installed"] + counts["upgraded"]) if counts else None
-    head = "%d%s packages fetched, %.1f%s MB" % (fetched, "/%d" % total if total else "", mb,
-                                                  " of %.1f" % need if need else "")
+    head = "%d%s packages fetched, %.1f%s MB" % (
+        fetched, "/%d" % total if total else "", mb, " of %.1f" % need if need else "")
     return "%s; %s" % (head, last[:200] or "starting")
 
 

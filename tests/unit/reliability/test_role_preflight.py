@@ -141,8 +141,8 @@ def test_missing_uninstallable_headers_refused_in_driver_preflight(play):
              "boot a kernel whose headers the repositories have", "do not run the nvidia_driver role on this host")
 
 
-@pytest.mark.parametrize("host,role,task", [("driver_not_root", "nvidia_driver", DRIVER_REFUSAL),
-                                             ("toolkit_not_root", "cuda_toolkit", "Refuse")])
+@pytest.mark.parametrize("host,role,task", [
+    ("driver_not_root", "nvidia_driver", DRIVER_REFUSAL), ("toolkit_not_root", "cuda_toolkit", "Refuse")])
 def test_non_root_refused_in_preflight_naming_become(play, host, role, task):
     _refused(play, host, task, "the %s role changes the host and needs root; this play runs as uid 1000 "
              "(alice). Set become: true on the play (or -b / --become" % role)

@@ -39,8 +39,8 @@ def test_the_package_probe_accepts_a_pattern_without_match_and_refuses_a_failure
 def test_other_sources_name_the_repository_and_skip_the_role_own(tmp_path):
     url = "http://127.0.0.1:8580/nvidia/debian12/x86_64/"
     (tmp_path / "nvidia-cuda.list").write_text("deb [signed-by=/k.asc] %s /\n" % url)
-    (tmp_path / "cuda-debian12-x86_64.list").write_text("# keyring\ndeb [signed-by=/usr/share/keyrings/c.gpg] %s /\n"
-                                                      % url.rstrip("/"))
+    other = "# keyring\ndeb [signed-by=/usr/share/keyrings/c.gpg] %s /\n" % url.rstrip("/")
+    (tmp_path / "cuda-debian12-x86_64.list").write_text(other)
     (tmp_path / "other.sources").write_text("URIs: http://deb.debian.org/debian\n")
     (tmp_path / "notes.txt").write_text(url)
     assert host_probe.other_sources(str(tmp_path), url, "nvidia-cuda.list") == [
@@ -100,4 +100,3 @@ def test_support_packages_are_read_with_dpkg_query_or_rpm():
     assert host_probe.support_text(fake, "RedHat", ["dkms"]) == "dkms\t3.0\tii \n"
     assert seen[1][:2] == ["rpm", "-q"]
     assert host_probe.support_text(fake, "Suse", ["dkms"]) == ""
-
