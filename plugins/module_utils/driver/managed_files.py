@@ -57,11 +57,3 @@ def uu_blacklist(names):
     lines.append("};")
     return "\n".join(lines) + "\n"
 
-
-def branch_pin(branch, then):
-    """The role's own branch pin (written when only cuda-drivers-<branch> is offered)."""
-    return ("# Managed by blackwell.pytorch.nvidia_driver: keeps apt on NVIDIA driver branch %s\n"
-            "# (%s would otherwise pull in a newer branch).\n"
-            "Package: *nvidia* cuda-drivers* libcuda* libxnvctrl*\n"
-            "Pin: version %s.*\n"
-            "Pin-Priority: 1000\n" % (branch, ", ".join(then), branch))
