@@ -56,7 +56,10 @@ options:
     type: str
     default: ""
   what:
-    description: C(torch build) (the news is the log's last line) or C(pip install) (pip's progress).
+    description:
+      - C(torch build) (the news is the log's last line), C(pip install) (pip's progress) or C(driver install)
+        (apt's progress, packages and MB fetched and the last step, the DKMS build included;
+        M(blackwell.pytorch.package_install)).
     type: str
     required: true
   interval:

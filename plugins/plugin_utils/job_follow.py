@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import package_install
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
 
 ARGUMENT_SPEC = {
@@ -86,8 +87,13 @@ def ended(wait_result):
 
 
 def report(what, host, seconds, finished, tail_result):
-    """The round's progress line; a log that is not there yet reads as empty."""
+    """The round's progress line; a log that is not there yet reads as empty. The driver install's news
+    is apt's (package_install.progress), the others' the pytorch role's (role_messages.poll_report)."""
     log_tail = tail_result.get("stdout") if not tail_result.get("failed") else ""
+    if what == package_install.WHAT:
+        return "%s on %s: %s elapsed, %s; %s" % (what, host, role_messages.elapsed(seconds),
+                                                 "finished" if finished else "running",
+                                                 package_install.progress(log_tail or ""))
     return role_messages.poll_report(what, host, seconds, finished, log_tail or "")
 
 

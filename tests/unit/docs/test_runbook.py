@@ -218,8 +218,8 @@ def test_runbook_quotes_the_index_messages(tmp_path):
     ("roles/nvidia_driver/tasks/repo.yml", "is not trusted on {{ inventory_hostname }}:",
      "is not trusted on ws-5090-02: key(s) not in the pinned list"),
     ("plugins/module_utils/driver/openpgp.py", "key(s) not in the pinned list %s: %s", "key(s) not in the pinned list"),
-    ("roles/nvidia_driver/tasks/preflight.yml",
-     "Secure Boot is enabled on {{ inventory_hostname }} and no MOK key is configured",
+    ("plugins/module_utils/driver/refusals.py",
+     '"Secure Boot is enabled on %s and no MOK key is configured: the kernel would refuse the "',
      "Secure Boot is enabled on ws-5090-02 and no MOK key is configured"),
     ("roles/nvidia_driver/tasks/verify.yml",
      "{{ inventory_hostname }} needs a reboot: {{ __nvidia_driver_reboot_reason }}. nvidia_driver_reboot_ok is "

@@ -17,6 +17,8 @@ import pytest
 from playbook import PREFLIGHT, ROOT, RTX5090, facts, outcome, results, run
 
 NVIDIA_KEY = "EB693B3035CD5710E231E123A4B469963BF863CC"
+# The one task of the driver's preflight (blackwell.pytorch.nvidia_driver_state) that refuses.
+DRIVER_REFUSAL = "Read the driver state and refuse what cannot work"
 # A running kernel whose headers are missing and that the package lists do not offer; a play without root.
 HEADERS_GONE = dict(PREFLIGHT, kernel={"release": "6.1.0-99-amd64", "headers_installed": False,
                                        "headers_package": "linux-headers-6.1.0-99-amd64", "headers_installable": False})
@@ -104,7 +106,7 @@ def _refused(stdout, host, task_part, *message_parts):
 def test_driver_preflight_accepts_good_input_without_a_change(play, host):
     result = outcome(play, host)
     assert result["failed_task"] is None and result["changed_before"] == [], result
-    assert any("Report the decision" in name for name in result["tasks"])
+    assert any("Read the driver state and refuse what cannot work" in name for name in result["tasks"])
 
 
 @pytest.mark.parametrize("host,parts", [
@@ -113,7 +115,7 @@ def test_driver_preflight_accepts_good_input_without_a_change(play, host):
     ("flavor_proprietary_blackwell", ["nvidia_driver_flavor proprietary refused", "Set nvidia_driver_flavor: open"]),
 ], ids=['branch-abc', 'branch-470-blackwell', 'proprietary-blackwell'])
 def test_driver_plan_input_is_refused_in_preflight(play, host, parts):
-    _refused(play, host, "Refuse a flavor or an existing driver", *parts)
+    _refused(play, host, DRIVER_REFUSAL, *parts)
 
 
 @pytest.mark.parametrize("host,parts", [
@@ -123,25 +125,26 @@ def test_driver_plan_input_is_refused_in_preflight(play, host, parts):
     ("proxy_no_scheme", ["nvidia_driver_repo_proxy must be a URL of scheme http, https, socks5h", "proxy.lab:3128"]),
 ], ids=['repo-url-credentials', 'fingerprint-short-id', 'fingerprints-as-text', 'proxy-no-scheme'])
 def test_driver_repo_input_is_refused_in_preflight(play, host, parts):
-    result = _refused(play, host, "Refuse repository inputs that cannot work", *parts)
+    result = _refused(play, host, DRIVER_REFUSAL, *parts)
     assert "Sup3rS3cret" not in result["msg"]
 
 
 def test_a_reboot_over_the_local_connection_is_refused_in_preflight(play):
-    _refused(play, "reboot_ok_local", "Refuse a reboot over a local connection",
+    _refused(play, "reboot_ok_local", DRIVER_REFUSAL,
              "this role never reboots the machine that runs the play", "nvidia_driver_reboot_ok: false")
 
 
 def test_missing_uninstallable_headers_refused_in_driver_preflight(play):
-    _refused(play, "headers_gone", "Refuse a flavor or an existing driver",
+    _refused(play, "headers_gone", DRIVER_REFUSAL,
              "the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64",
              "the package lists offer no linux-headers-6.1.0-99-amd64", "install the headers of the running kernel",
              "boot a kernel whose headers the repositories have", "do not run the nvidia_driver role on this host")
 
 
-@pytest.mark.parametrize("host,role", [("driver_not_root", "nvidia_driver"), ("toolkit_not_root", "cuda_toolkit")])
-def test_non_root_refused_in_preflight_naming_become(play, host, role):
-    _refused(play, host, "Refuse", "the %s role changes the host and needs root; this play runs as uid 1000 "
+@pytest.mark.parametrize("host,role,task", [
+    ("driver_not_root", "nvidia_driver", DRIVER_REFUSAL), ("toolkit_not_root", "cuda_toolkit", "Refuse")])
+def test_non_root_refused_in_preflight_naming_become(play, host, role, task):
+    _refused(play, host, task, "the %s role changes the host and needs root; this play runs as uid 1000 "
              "(alice). Set become: true on the play (or -b / --become" % role)
 
 

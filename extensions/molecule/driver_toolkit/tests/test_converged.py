@@ -68,6 +68,13 @@ def test_dkms_signing_and_build(host):
     assert status == "nvidia/580.95.05, %s, %s: installed" % (host.check_output("uname -r"), host.check_output("uname -m"))
 
 
+def test_driver_install_went_through_the_followed_log(host):
+    log = host.file("/var/log/blackwell-pytorch/nvidia-driver-install.log")
+    assert log.exists and log.content_string.startswith("$ apt-get install -y -o DPkg::Lock::Timeout=")
+    assert "nvidia-open" in log.content_string and " newly installed, " in log.content_string
+    assert host.file("/var/log/blackwell-pytorch/nvidia-driver-install.log.rc").content_string.split()[1] == "0"
+
+
 def test_persistenced_enabled(host):
     assert host.service("nvidia-persistenced").is_enabled
 

@@ -249,3 +249,11 @@ def test_round_wait_and_the_result_of_a_job_that_has_not_finished():
     assert follow.result(status, ["a"], "pip install", "h", 61, "/l") == dict(
         status, reports=["a"], failed=True, changed=False,
         msg="pip install on h has not ended after 0:01:01; see /l (async_status: could not find job)")
+
+
+def test_the_driver_install_reports_apt_progress():
+    log = ("Need to get 1,290 MB of archives.\nGet:1 http://mirror.lab/cuda nvidia-open 580.95.05-1 [12.5 kB]\n"
+           "Get:2 http://mirror.lab/cuda nvidia-kernel-source 580.95.05-1 [410 MB]\n")
+    assert follow.report("driver install", "bw-a", 75, False, {"stdout": log}) == (
+        "driver install on bw-a: 0:01:15 elapsed, running; 2 packages fetched, 410.0 of 1290.0 MB; "
+        "Get:2 http://mirror.lab/cuda nvidia-kernel-source 580.95.05-1 [410 MB]")

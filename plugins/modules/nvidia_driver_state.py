@@ -1,0 +1,240 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: nvidia_driver_state
+short_description: Read the NVIDIA driver's state on the host and decide what the nvidia_driver role would change
+version_added: 0.4.0
+description:
+  - One read-only call for the nvidia_driver role. Reads the installed driver packages (the role's probe command),
+    the kernel headers and DKMS packages, the holds (dpkg's selections, dnf's versionlocks), the MOK files, the
+    repository key (checked against the pinned fingerprints), the files the role writes (apt source, proxy
+    configuration, unattended-upgrades blacklist, nouveau blacklist, DKMS signing configuration), other apt
+    sources of the same repository and nvidia-persistenced.
+  - Decides flavor, action and packages (the plan), every refusal (the role's messages, before anything changes),
+    the named changes a run would make and whether the host is converged.
+  - Never changes anything; runs in check mode too. Needs root to read the root-only proxy configuration.
+  - A refusal does not fail the module; it returns RV(ok=false) and the messages, and the role fails on them.
+author:
+  - blackwell.pytorch maintainers (@blackwell-pytorch)
+extends_documentation_fragment:
+  - blackwell.pytorch.attributes
+  - blackwell.pytorch.attributes.INFO_MODULE
+options:
+  host:
+    description: The inventory host name, used in the messages.
+    type: str
+    required: true
+  branch:
+    description: The wanted driver branch (C(nvidia_driver_branch)).
+    type: str
+    default: "580"
+  flavor:
+    description: C(auto), C(open) or C(proprietary) (C(nvidia_driver_flavor)).
+    type: str
+    default: auto
+  manage:
+    description: C(auto), C(true) or C(false) (C(nvidia_driver_manage)).
+    type: str
+    default: auto
+  upgrade:
+    description: Move the driver on purpose (C(nvidia_driver_upgrade)).
+    type: bool
+    default: false
+  gpus:
+    description: C(ansible_facts['nvidia_gpus']) (M(blackwell.pytorch.gpu_facts)).
+    type: list
+    elements: dict
+    default: []
+  loaded:
+    description: C(ansible_facts['nvidia_driver']), the loaded driver (M(blackwell.pytorch.gpu_facts)).
+    type: dict
+    default: {}
+  preflight:
+    description: C(blackwell_preflight) (os, kernel, user, connection, secure_boot, nouveau_loaded).
+    type: dict
+    required: true
+  probe_argv:
+    description: The command that lists the installed driver packages as C(name<TAB>version<TAB>status) lines.
+    type: list
+    elements: str
+    required: true
+  repo:
+    description:
+      - The vendor repository as the role configures it. C(configure) false leaves it out of the decision.
+      - C(url), C(key_url), C(key_content), C(fingerprints), C(proxy) (never shown), C(keyring), C(source_path),
+        C(proxy_path).
+    type: dict
+    default: {configure: false}
+  hold:
+    description: Hold the driver packages (C(nvidia_driver_hold)).
+    type: bool
+    default: true
+  uu_exclude:
+    description: Keep the driver packages out of unattended-upgrades (C(nvidia_driver_unattended_upgrades_exclude)).
+    type: bool
+    default: true
+  uu_path:
+    description: The unattended-upgrades blacklist file (Debian).
+    type: path
+  kernel_headers:
+    description: Install the running kernel's headers (C(nvidia_driver_kernel_headers)).
+    type: bool
+    default: true
+  headers_track_kernel:
+    description: Install the package that brings later kernels' headers (C(nvidia_driver_headers_track_kernel)).
+    type: bool
+    default: true
+  dkms_package:
+    description: The DKMS package.
+    type: str
+    default: dkms
+  blacklist_nouveau:
+    description: Blacklist nouveau (C(nvidia_driver_blacklist_nouveau)).
+    type: bool
+    default: true
+  mok_key:
+    description: The MOK private key DKMS signs with (C(nvidia_driver_mok_key)); empty for none.
+    type: str
+    default: ""
+  mok_cert:
+    description: The MOK certificate (C(nvidia_driver_mok_cert)); empty for none.
+    type: str
+    default: ""
+  persistenced:
+    description: Enable (and start, with a loaded driver) nvidia-persistenced (C(nvidia_driver_persistenced)).
+    type: bool
+    default: true
+  reboot_ok:
+    description: The role may reboot (C(nvidia_driver_reboot_ok)); refused over a local connection.
+    type: bool
+    default: false
+notes:
+  - The decision lives in C(module_utils/driver/state.py), the reading of the host in C(module_utils/driver/host_probe.py).
+"""
+
+EXAMPLES = r"""
+- name: Read the driver state and decide
+  become: true
+  blackwell.pytorch.nvidia_driver_state:
+    host: "{{ inventory_hostname }}"
+    branch: "580"
+    gpus: "{{ ansible_facts['nvidia_gpus'] }}"
+    loaded: "{{ ansible_facts['nvidia_driver'] }}"
+    preflight: "{{ blackwell_preflight }}"
+    probe_argv: [dpkg-query, -W, "-f=${Package}\t${Version}\t${db:Status-Abbrev}\n", "nvidia-*", "libnvidia-*"]
+  register: driver_state
+  failed_when: not driver_state.ok
+"""
+
+RETURN = r"""
+ok: {description: No refusal., returned: always, type: bool, sample: true}
+refusals: {description: "Every refusal message, in the order the role checks them.", returned: always, type: list,
+           elements: str, sample: []}
+msg: {description: "The refusals joined, or the plan's message.", returned: always, type: str,
+      sample: "flavor open (auto: recommended for Turing and newer); packages of branch 580 open managed"}
+plan:
+  description: Flavor, action (manage, adopt, check), package names to ask about, headers (the nvidia_driver_plan filter's result).
+  returned: always
+  type: dict
+installed:
+  description: The installed driver packages (version, branch, flavor, names, held, unheld) and C(method) (in place, none).
+  returned: always
+  type: dict
+changes:
+  description: What a run would change, by name (repository key, driver packages, package holds, nouveau blacklist, driver load, ...).
+  returned: always
+  type: list
+  elements: str
+  sample: [package holds]
+converged: {description: "Nothing would change and the loaded driver is the wanted one, or the role does not manage the driver.",
+            returned: always, type: bool, sample: true}
+files:
+  description: The files the role writes in this state, by name (nouveau, dkms_mok, repo_source, uu_blacklist), each with
+    C(dest), C(content), C(mode) and C(differs). The proxy configuration is never returned.
+  returned: always
+  type: dict
+status:
+  description: C(nvidia_driver_status) as a run that changes nothing publishes it (action, branch, flavor, version, loaded,
+    packages, method, reboot_required, msg).
+  returned: always
+  type: dict
+"""
+
+import re
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, state
+
+REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
+
+
+def argument_spec():
+    return dict(
+        host=dict(type="str", required=True), branch=dict(type="str", default="580"),
+        flavor=dict(type="str", default="auto"), manage=dict(type="str", default="auto"),
+        upgrade=dict(type="bool", default=False), gpus=dict(type="list", elements="dict", default=[]),
+        loaded=dict(type="dict", default={}), preflight=dict(type="dict", required=True),
+        probe_argv=dict(type="list", elements="str", required=True),
+        repo=dict(type="dict", default={"configure": False}), hold=dict(type="bool", default=True),
+        uu_exclude=dict(type="bool", default=True), uu_path=dict(type="path"),
+        kernel_headers=dict(type="bool", default=True), headers_track_kernel=dict(type="bool", default=True),
+        dkms_package=dict(type="str", default="dkms"), blacklist_nouveau=dict(type="bool", default=True),
+        mok_key=dict(type="str", default="", no_log=False), mok_cert=dict(type="str", default=""),
+        persistenced=dict(type="bool", default=True), reboot_ok=dict(type="bool", default=False))
+
+
+def want_of(params):
+    """The module's parameters as driver.state's `want` (repo: only the known keys, configure a bool)."""
+    want = dict(params)
+    repo = dict((key, value) for key, value in (params.get("repo") or {}).items() if key in REPO_KEYS)
+    repo["configure"] = str(repo.get("configure", False)).lower() in ("true", "yes", "on", "1")
+    want["repo"] = repo
+    return want
+
+
+def proxy_password(proxy):
+    """The password in a proxy URL (user:password@host), '' when none: masked in everything returned."""
+    match = re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://[^/@:\s]*:([^/@\s]+)@", str(proxy or ""))
+    return match.group(1) if match else ""
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    want = want_of(module.params)
+    secret = proxy_password(want["repo"].get("proxy"))
+    if secret:
+        module.no_log_values.add(secret)
+    family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
+    repo = want["repo"]
+
+    def run(argv):
+        if not module.get_bin_path(argv[0]):
+            return 127, "", "%s: command not found" % argv[0]
+        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
+    managed = state.files_of(want, {"names": []}, family)
+    paths = {"keyring": repo.get("keyring") if repo["configure"] else None,
+             "source": repo.get("source_path") if repo["configure"] else None,
+             "proxy": repo.get("proxy_path") if repo["configure"] else None,
+             "files": [entry["dest"] for entry in managed.values()] + ([want["uu_path"]] if want.get("uu_path") else [])}
+    try:
+        found = host_probe.read_host(run, family, want["probe_argv"], state.support_packages(want), paths,
+                                     [want["mok_key"], want["mok_cert"]], repo.get("url", "") if repo["configure"] else "",
+                                     want["hold"], read_units=bool(want["persistenced"]))
+    except (host_probe.ProbeError, OSError) as exc:
+        module.fail_json(msg="could not read the driver state on %s: %s" % (want["host"], exc))
+    try:
+        result = state.decide(want, found)
+    except ValueError as exc:
+        module.fail_json(msg="%s: %s" % (want["host"], exc))
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == "__main__":
+    main()
