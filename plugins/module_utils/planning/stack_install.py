@@ -104,7 +104,10 @@ def _install(runner, stack, python, expected, pip_args, record, check_mode, log,
         if env is None:  # pip: the module's environment, as it always ran
             rc, out, err = runner.run(argv, log=log)
         else:
-            rc, out, err = runner.run(argv, log=log, env=env)
+            try:
+                rc, out, err = runner.run(argv, log=log, env=env)
+            finally:
+                tighten_locks([directory, installer.get("cache_dir", "")])
         if rc != 0:
             raise StackError("%s: %s install failed (%s kept, current not moved): %s" % (
                 stack, "uv pip" if installer["name"] == "uv" else "pip", directory, (err or out).strip()[-1500:]))
@@ -127,6 +130,22 @@ def _install(runner, stack, python, expected, pip_args, record, check_mode, log,
             os.chmod(marker, 0o644)
     result["changed"] = result["created"] or result["installed"] or result["marker"]
     return result
+
+
+def tighten_locks(tops):
+    """uv leaves its lock files (<venv>/.lock, <cache>/.lock, the cache index's *.lock) writable by everyone
+    (0666): make them 0644 like every other file of the stacks. The unpacked wheels (archive-v*) hold none.
+    Returns the paths changed."""
+    changed = []
+    for top in tops:
+        for folder, dirs, names in os.walk(top) if top else ():
+            dirs[:] = [name for name in dirs if not name.startswith("archive-v")]
+            for name in names:
+                path = os.path.join(folder, name)
+                if name.endswith(".lock") and not os.path.islink(path) and os.stat(path).st_mode & 0o022:
+                    os.chmod(path, 0o644)
+                    changed.append(path)
+    return changed
 
 
 def _read(path):
