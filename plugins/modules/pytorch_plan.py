@@ -186,7 +186,7 @@ options:
   installer:
     description:
       - What will install the stack (C(pytorch_installer)). V(uv) refuses, before anything changes, an O(uv) that is
-        not an executable file on the host, naming C(pytorch_installer: pip) as the other way.
+        not an executable file on the host, naming C(pytorch_installer=pip) as the other way.
     type: str
     choices: [uv, pip]
     default: pip
