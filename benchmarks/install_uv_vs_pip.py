@@ -121,8 +121,8 @@ def main(argv=None):
     parser.add_argument("--pins", nargs="+", default=[], help="other pins instead of the torch family (a quick try)")
     parser.add_argument("--python", default=sys.executable, help="interpreter that makes the venvs (3.10+)")
     parser.add_argument("--uv", default=shutil.which("uv") or os.path.join(os.path.dirname(sys.executable), "uv"))
-    parser.add_argument("--work", default="", help="directory for the venvs and caches (one filesystem); "
-                                                    "default: a temporary one, removed afterwards")
+    parser.add_argument("--work", default="",
+                        help="directory for the venvs and caches (one filesystem); default: a temporary one, removed")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args(argv)
     work = args.work or tempfile.mkdtemp(prefix="install-bench-")

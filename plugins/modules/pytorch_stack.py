@@ -13,7 +13,8 @@ description:
   - Stacks live in O(root)/venvs/<stack>; O(root)/current points to the active one and O(root)/previous to
     the one a rollback returns to. Links move through a new link renamed over the old one (atomic).
   - V(present) creates the venv (C(python -m venv)), runs the one install call with exact pins - C(uv pip install)
-    or C(pip install), O(installer) - (only when the installed versions differ from O(expected)), then C(pip check), an import of every package in the stack's own
+    or C(pip install), O(installer) - (only when the installed versions differ from O(expected)), then
+    C(pip check), an import of every package in the stack's own
     interpreter and the check of the installed torch against O(build), and writes the marker file. A venv
     this run created is removed again when a step fails; an existing one is kept for inspection.
   - V(adopted) links an existing environment in as a stack named from its torch version.

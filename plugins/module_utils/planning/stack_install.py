@@ -5,8 +5,8 @@
 imports, the marker.
 
 The steps run through `runner`, an object with run(argv, log=None, env=None) -> (rc, stdout, stderr)
-(env: the whole environment of the command, None for the module's own) and probe(python, names, pip_check) -> the stack probe's result or an error text, so unit tests
-drive every rule with a fake. No Ansible import.
+(env: the whole environment of the command, None for the module's own) and probe(python, names,
+pip_check) -> the stack probe's result or an error text, so unit tests drive every rule with a fake. No Ansible import.
 """
 from __future__ import annotations
 

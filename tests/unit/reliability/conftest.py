@@ -146,15 +146,18 @@ def uv_executable():
 def installer_args(installer):
     """pytorch_stack's installer options as the pytorch role passes them."""
     return {"installer": "uv", "uv": uv_executable()} if installer == "uv" else {"installer": "pip"}
+
+
 STACK_BUILD = {"stack": STACK, "channel": "cu128", "cuda": "12.8", "sms": ["sm_120"], "source": False}
 
 
 def stack_args(root, wheels, installer="pip", **more):
     """pytorch_stack's arguments for STACK as the pytorch role passes them (log under venvs/, pins, build)."""
-    args = dict(installer_args(installer), **{"root": str(root), "state": "present", "stack": STACK, "python": sys.executable,
-            "expected": {"torch": "2.9.1+cu128"}, "build": STACK_BUILD, "record": {"stack": STACK},
-            "pip_args": ["--no-index", "--find-links", wheels, "--only-binary", "torch", "torch==2.9.1+cu128"],
-            "log": os.path.join(str(root), "venvs", ".%s.pip.log" % STACK), "min_free_gib": 0})
+    args = dict(installer_args(installer), **{
+        "root": str(root), "state": "present", "stack": STACK, "python": sys.executable,
+        "expected": {"torch": "2.9.1+cu128"}, "build": STACK_BUILD, "record": {"stack": STACK},
+        "pip_args": ["--no-index", "--find-links", wheels, "--only-binary", "torch", "torch==2.9.1+cu128"],
+        "log": os.path.join(str(root), "venvs", ".%s.pip.log" % STACK), "min_free_gib": 0})
     args.update(more)
     return args
 

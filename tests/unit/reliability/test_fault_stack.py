@@ -94,8 +94,8 @@ def test_a_disk_that_fills_up_during_pip_removes_the_venv_and_says_the_disk_is_f
         "torch/__init__.py": build.read("standin", "torch", "__init__.py"), "torch/_ballast.bin": os.urandom(24 << 20)}, [])
     fs = small_fs("40m")
     root = fs / "pytorch"
-    status, result = run_module_once(pytorch_stack, stack_args(root, str(big), installer, run_id="r1",
-                                                                          min_free_gib=0.02))
+    args = stack_args(root, str(big), installer, run_id="r1", min_free_gib=0.02)
+    status, result = run_module_once(pytorch_stack, args)
     venv = root / "venvs" / STACK
     assert status == "fail", result
     assert result["msg"].startswith("%s: the disk is full: no space left on the filesystem that holds %s (" % (STACK, venv))
