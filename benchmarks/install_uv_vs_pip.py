@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -7,8 +6,7 @@ pip into a fresh venv (cold pip cache), uv into a fresh venv (cold uv cache), uv
 from the warm cache (what a new stack sharing its wheels with a kept one costs).
 
 The command lines are the collection's own (plugins/module_utils/planning/install_command.py): the
-checkout is put on sys.path as ansible_collections.blackwell.pytorch through a symlink tree in the
-work directory. Each venv is made by `python -m venv` first (timed apart). New disk is what the venv and
+checkout is put on sys.path as ansible_collections.blackwell.pytorch (collection_path.py). Each venv is made by `python -m venv` first (timed apart). New disk is what the venv and
 the installer's cache grew by, each inode counted once (a file uv hard-links into the second venv from
 its cache costs nothing again).
 
@@ -25,17 +23,13 @@ import sys
 import tempfile
 import time
 
-CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def load_install_command(work):
-    """plugins/module_utils/planning/install_command.py imported as the collection's module."""
-    tree = os.path.join(work, "collections", "ansible_collections", "blackwell")
-    os.makedirs(tree, exist_ok=True)
-    link = os.path.join(tree, "pytorch")
-    if not os.path.islink(link):
-        os.symlink(CHECKOUT, link)
-    sys.path.insert(0, os.path.join(work, "collections"))
+def load_install_command():
+    """plugins/module_utils/planning/install_command.py, imported as the collection's module."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from collection_path import import_collection
+    import_collection()
     from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import install_command
     return install_command
 
@@ -110,7 +104,7 @@ def table(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--torch", default="2.9.1")
     parser.add_argument("--torchvision", default="0.24.1")
     parser.add_argument("--torchaudio", default="2.9.1")
@@ -128,7 +122,7 @@ def main(argv=None):
     work = args.work or tempfile.mkdtemp(prefix="install-bench-")
     os.makedirs(work, exist_ok=True)
     try:
-        rows = run(args, work, load_install_command(work))
+        rows = run(args, work, load_install_command())
         print("pins: %s from %s" % (" ".join(pins(args)), args.index_url))
         print(table(rows))
         print("uv cold / pip: %.2f; uv warm: %.1f s, %.0f MB new disk" % (

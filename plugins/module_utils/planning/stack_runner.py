@@ -89,7 +89,7 @@ class Runner(object):
                 return self.module.run_command(argv, handle_exceptions=False)
             if not log:
                 done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      universal_newlines=True)
+                                      universal_newlines=True, check=False)
                 return done.returncode, done.stdout, done.stderr
             with open_log(log) as handle:
                 rc = subprocess.call(argv, stdout=handle, stderr=subprocess.STDOUT, env=env)
