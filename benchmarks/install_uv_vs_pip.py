@@ -7,8 +7,9 @@ from the warm cache (what a new stack sharing its wheels with a kept one costs).
 
 The command lines are the collection's own (plugins/module_utils/planning/install_command.py): the
 checkout is put on sys.path as ansible_collections.blackwell.pytorch (collection_path.py). Each venv is
-made by `python -m venv` first (timed apart). New disk is what the venv and the installer's cache grew by, each inode counted once (a file uv hard-links into the second venv from
-its cache costs nothing again).
+made by `python -m venv` first (timed apart). New disk is what the venv and the installer's cache grew
+by, each inode counted once (a file uv hard-links into the second venv from its cache costs nothing
+again).
 
     python3 benchmarks/install_uv_vs_pip.py --uv /opt/blackwell/tools/bin/uv                # cu128 index
     python3 benchmarks/install_uv_vs_pip.py --uv "$(command -v uv)" --index-url https://pypi.org/simple --label ""
