@@ -20,6 +20,7 @@ description:
     table's plan (one build per channel index; the index confirms the version and its companions). A
     source build, or no index given, plans from the collection's version matrix. An index that cannot be
     read is a refusal unless O(offline_fallback).
+  - With O(installer=uv), refuses an O(uv) that is not an executable file.
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
     Every refusal is the message the role reports.
   - Reads the index as pip reads it, through Ansible's URL reader - the CA bundle O(ca_path) (pip C(--cert)),
@@ -182,6 +183,19 @@ options:
     type: list
     elements: str
     default: []
+  installer:
+    description:
+      - What will install the stack (C(pytorch_installer)). V(uv) refuses, before anything changes, an O(uv) that is
+        not an executable file on the host, naming C(pytorch_installer=pip) as the other way.
+    type: str
+    choices: [uv, pip]
+    default: pip
+    version_added: 0.4.0
+  uv:
+    description: The uv executable the stack's install runs (C(pytorch_uv)); only looked at with O(installer=uv).
+    type: path
+    default: ""
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
@@ -302,7 +316,8 @@ def main():
             index_timeout=dict(type="int", default=30), built_wheelhouse=dict(type="path", default=""),
             ca_path=dict(type="path", default=""), client_cert=dict(type="path", default=""),
             trusted_hosts=dict(type="list", elements="str", default=[]),
-            pip_extra_args=dict(type="list", elements="str", default=[], no_log=False)),
+            pip_extra_args=dict(type="list", elements="str", default=[], no_log=False),
+            installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path", default="")),
         supports_check_mode=True)
     params = module.params
     module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
@@ -327,8 +342,10 @@ def main():
     if params["hashes_file"] and os.path.isfile(params["hashes_file"]):
         with open(params["hashes_file"]) as handle:
             hashes = handle.read()
+    uv_found = bool(params["uv"]) and os.path.isfile(params["uv"]) and os.access(params["uv"], os.X_OK)
     planned = host_plan.plan_host(params, version_output, stats, nvcc_output, index_planner=planner,
-                                  hashes_text=hashes, tls=tls, client_cert_text=pem_text(tls["client_cert"]))
+                                  hashes_text=hashes, tls=tls, client_cert_text=pem_text(tls["client_cert"]),
+                                  uv_found=uv_found)
     for warning in (planned.get("plan") or {}).get("warnings") or ():
         if warning.endswith("planned from the version table instead"):  # offline_fallback took over
             module.warn(warning)

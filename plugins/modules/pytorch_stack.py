@@ -12,8 +12,9 @@ version_added: 0.2.0
 description:
   - Stacks live in O(root)/venvs/<stack>; O(root)/current points to the active one and O(root)/previous to
     the one a rollback returns to. Links move through a new link renamed over the old one (atomic).
-  - V(present) creates the venv, runs the one pip call with exact pins (only when the installed versions
-    differ from O(expected)), then C(pip check), an import of every package in the stack's own
+  - V(present) creates the venv (C(python -m venv)), runs the one install call with exact pins - C(uv pip install)
+    or C(pip install), O(installer) - (only when the installed versions differ from O(expected)), then
+    C(pip check), an import of every package in the stack's own
     interpreter and the check of the installed torch against O(build), and writes the marker file. A venv
     this run created is removed again when a step fails; an existing one is kept for inspection.
   - V(adopted) links an existing environment in as a stack named from its torch version.
@@ -50,9 +51,36 @@ options:
     description: Package name to version the stack must hold (V(present)).
     type: dict
     default: {}
+  installer:
+    description:
+      - V(uv) runs C(<uv> pip install --python <venv python>) with O(pip_args) translated - the same pins, hashes
+        file, constraints, index, extra indexes and find-links; C(--proxy), C(--cert), C(--client-cert),
+        C(--retries) and C(--timeout) through the environment uv reads (C(HTTPS_PROXY), C(SSL_CERT_FILE),
+        C(SSL_CLIENT_CERT), C(UV_HTTP_RETRIES), C(UV_HTTP_TIMEOUT)); C(--link-mode hardlink) from the cache
+        O(uv_cache_dir); C(--no-config) and no C(UV_*) variable of the module's environment; C(--offline)
+        when O(pip_args) hold C(--no-index); C(--index-strategy unsafe-best-match) with an extra index (pip's
+        choice over all indexes).
+      - V(pip) runs the venv's own C(pip install) with O(pip_args) as they are.
+      - The check after the install (C(pip check), imports, the build, the marker) is the same for both.
+    type: str
+    choices: [uv, pip]
+    default: pip
+    version_added: 0.4.0
+  uv:
+    description: The uv executable (O(installer=uv)); the tools role installs it as C(<blackwell_tools_venv>/bin/uv).
+    type: path
+    version_added: 0.4.0
+  uv_cache_dir:
+    description:
+      - uv's cache (O(installer=uv)). Empty - C(<root>/.cache/uv), on the filesystem of the venvs, so that a new
+        stack hard-links the files it shares with the kept ones.
+    type: path
+    default: ""
+    version_added: 0.4.0
   pip_args:
     description:
-      - Arguments after C(pip install) (index or wheelhouse, options, pins or the hashes file).
+      - Arguments after C(pip install) (index or wheelhouse, options, pins or the hashes file); O(installer=uv)
+        gets them translated.
       - The secret part of a URL among them (C(https://user:password@host/simple), a proxy's) never appears in
         the result, a message or the log the module returns.
       - The pytorch role passes its index's CA bundle and client certificate here as C(--cert) and
@@ -78,8 +106,8 @@ options:
     default: {}
   log:
     description:
-      - File that receives pip's output while it installs, for progress reports (V(present)); mode 0600
-        (pip names the index URLs it reads).
+      - File that receives the installer's output while it installs, for progress reports (V(present)); mode
+        0600 (pip names the index URLs it reads).
       - When the module ends, C(<log>.rc) holds O(run_id) and the outcome (V(0) done, V(1) failed).
     type: path
   run_id:
@@ -165,6 +193,14 @@ def write_end(log, run_id, done):
     os.chmod(log + ".rc", 0o644)
 
 
+def installer(params, root):
+    """stack_install.install()'s installer: uv with its cache under the root, or pip."""
+    if params["installer"] != "uv":
+        return None
+    return {"name": "uv", "uv": params["uv"], "cache_dir": params["uv_cache_dir"] or os.path.join(root, ".cache", "uv"),
+            "environ": dict(os.environ)}
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -175,8 +211,11 @@ def main():
             build=dict(type="dict", default={}),
             log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
             timeout=dict(type="int", default=300), run_id=dict(type="str", default=""),
-            min_free_gib=dict(type="float", default=8.0)),
+            min_free_gib=dict(type="float", default=8.0),
+            installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path"),
+            uv_cache_dir=dict(type="path", default="")),
         required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
+                     ("installer", "uv", ("uv",)),
                      ("state", "adopted", ("path",))],
         supports_check_mode=True)
     params, root = module.params, module.params["root"]
@@ -189,7 +228,7 @@ def main():
             try:
                 result.update(install(runner, root, params["stack"], params["python"], params["expected"],
                                       params["pip_args"], params["record"], module.check_mode, params["log"],
-                                      params["build"], params["min_free_gib"]))
+                                      params["build"], params["min_free_gib"], installer(params, root)))
             finally:
                 if params["log"] and not module.check_mode:
                     write_end(params["log"], params["run_id"], "stack" in result)

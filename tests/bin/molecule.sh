@@ -11,9 +11,11 @@ tests/fixtures/images/build.sh || exit 1
 scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null || exit 1
 # The scenarios see the checkout's collection and no other copy (molecule's prerun is off).
 .venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root" || exit 1
-# Offline wheelhouse for the tools role (the containers reach no index).
+# Offline wheelhouse for the tools role (the containers reach no index): nvidia-ml-py and uv, the pytorch
+# role's installer (the pin the tools role installs).
 .venv-test/bin/python -m pip download -q --no-deps -d .build/wheelhouse \
-  "$(grep -h '^nvidia-ml-py==' requirements.txt)" 2>&1 | grep -v '^WARNING: Location' || true
+  "$(grep -h '^nvidia-ml-py==' requirements.txt)" \
+  "$(sed -n 's/^blackwell_tools_uv_package: *\([^ #]*\).*/\1/p' roles/tools/defaults/main.yml)" 2>&1 | grep -v '^WARNING: Location' || true
 # The real CPU torch wheel and its dependencies for extensions/molecule/pytorch_real (mounted read-only).
 .venv-test/bin/python -m pip download -q --only-binary=:all: -d .build/wheelhouse-torch \
   -r tests/requirements-torch-cpu.txt 2>&1 | grep -v '^WARNING: Location' || true

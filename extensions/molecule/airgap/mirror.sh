@@ -10,7 +10,7 @@
 #     pypi/simple/<project>/    the wheelhouse, one directory per project: a PEP 503 index as files
 #   podman network blackwell-airgap, --internal: no route out of it (molecule's destroy removes it)
 # The wheelhouse holds what `pip download` would have fetched on a connected machine: the
-# stand-in torch 2.9.1+cu128 stack (tests/fixtures/pypi_index) and the real nvidia-ml-py wheel
+# stand-in torch 2.9.1+cu128 stack (tests/fixtures/pypi_index) and the real nvidia-ml-py and uv wheels
 # that tests/bin/molecule.sh downloads into .build/wheelhouse. docs/airgap.md lays it out the same way.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -19,6 +19,8 @@ network=blackwell-airgap
 
 nvml=$(find "$root/.build/wheelhouse" -name 'nvidia_ml_py-*.whl' 2>/dev/null | head -n 1)
 [ -n "$nvml" ] || { echo "mirror.sh: no nvidia-ml-py wheel in .build/wheelhouse (tests/bin/molecule.sh downloads it)" >&2; exit 1; }
+uv=$(find "$root/.build/wheelhouse" -name 'uv-*.whl' 2>/dev/null | head -n 1)
+[ -n "$uv" ] || { echo "mirror.sh: no uv wheel in .build/wheelhouse (tests/bin/molecule.sh downloads it)" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/mirror/keys" "$out/wheelhouse"
@@ -31,7 +33,7 @@ cp "$out/apt_repo/srv/keys/fixture.asc" "$out/mirror/keys/debian-mirror.asc"
 for stack in torch-2.9.1 torchvision-0.24.1 torchaudio-2.9.1; do
   cp "$out/pypi_index/files/$stack+cu128-py3-none-any.whl" "$out/wheelhouse/"
 done
-cp "$nvml" "$out/wheelhouse/"
+cp "$nvml" "$uv" "$out/wheelhouse/"
 
 # The wheelhouse as a PEP 503 index: <project>/ per normalized name (docs/airgap.md, step 2).
 cd "$out/mirror"

@@ -63,6 +63,15 @@ def access_refusal(params, tls, client_cert_text):
     return access.pem_refusal(client_cert_text, tls["client_cert"], tls["from"]["client_cert"])
 
 
+def installer_refusal(params, uv_found):
+    """The refusal of installer uv without its executable on the host; None otherwise (pip is the venv's own)."""
+    if params.get("installer", "pip") != "uv" or uv_found:
+        return None
+    return ("pytorch_installer is uv and pytorch_uv %s is not an executable file on %s: run the blackwell.pytorch.tools "
+            "role first (it installs uv into blackwell_tools_venv when blackwell_tools_uv is true), set pytorch_uv to "
+            "a uv executable, or set pytorch_installer: pip." % (params.get("uv") or "(empty)", params["host"]))
+
+
 def build_host_refusal(plan, build_host, play_hosts):
     """The refusal of a build host that is not in the play (a source plan waits for its wheel)."""
     if plan.get("method") != "source" or not build_host or build_host in play_hosts:
@@ -110,7 +119,7 @@ def hashes_refusal(hashes_file, hashes_text, pins):
 
 
 def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse, index_planner=None,
-              hashes_text="", tls=None, client_cert_text=""):
+              hashes_text="", tls=None, client_cert_text="", uv_found=True):
     """Check the inputs of one host and plan its stack.
 
     params: the module's options (python, version, channel, torchvision, torchaudio, companions, gpus,
@@ -122,7 +131,8 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     also holds wheelhouse, index (pytorch_index_url) and channel_base (pytorch_channel_base_url);
     hashes_text: the text of params["hashes_file"], which must pin exactly the plan's pins; tls: the index
     access settings (wheel_index.access.settings) with client_cert_text, the text of its client certificate
-    file (checked for a certificate and a key, never returned).
+    file (checked for a certificate and a key, never returned); uv_found: whether params["uv"] is an
+    executable file (only read when params["installer"] is "uv").
 
     Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
     "python_version"}. fallback is the source plan of the same release for method auto and a wheel plan
@@ -135,7 +145,7 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     missing = role_messages.missing_paths(path_stats, params["host"])
     if missing:
         return {"error": " ".join(missing)}
-    refusal = access_refusal(params, tls, client_cert_text)
+    refusal = installer_refusal(params, uv_found) or access_refusal(params, tls, client_cert_text)
     if refusal:
         return {"error": refusal}
     builds = not params["build_host"] or params["build_host"] == params["host"]

@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Install a planned stack: its venv, the one pip call with exact pins, pip check, the imports, the marker.
+"""Install a planned stack: its venv, the one install call (uv or pip) with exact pins, pip check, the
+imports, the marker.
 
-The steps run through `runner`, an object with run(argv, log=None) -> (rc, stdout, stderr)
-and probe(python, names, pip_check) -> the stack probe's result or an error text, so unit tests
-drive every rule with a fake. No Ansible import.
+The steps run through `runner`, an object with run(argv, log=None, env=None) -> (rc, stdout, stderr)
+(env: the whole environment of the command, None for the module's own) and probe(python, names,
+pip_check) -> the stack probe's result or an error text, so unit tests drive every rule with a fake. No Ansible import.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import os
 import shutil
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import build_problems
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_command import install_command
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import MARKER, VENVS, verify_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_space import (
@@ -41,8 +43,12 @@ def marker_text(record):
 
 
 def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None, build=None,
-            min_free_gib=0):
+            min_free_gib=0, installer=None):
     """Bring venvs/<stack> to the plan. Returns a result dict; raises StackError on a broken stack.
+
+    installer: {"name": "uv" | "pip", "uv": path of uv, "cache_dir": uv's cache, "environ": the module's
+    environment}; None is pip. The venv is made by `python -m venv` for both (it keeps its pip: pip list,
+    pip check and a user's pip work in every stack); uv installs into it (install_command.uv_command).
 
     min_free_gib: free space the filesystem of a venv to be made must have first (else refused before
     anything is created); a step that runs out of disk all the same is reported as a full disk.
@@ -66,7 +72,8 @@ def install(runner, root, stack, python, expected, pip_args, record, check_mode=
             result["installed"] = result["marker"] = result["changed"] = True
             return result
     try:
-        return _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory)
+        return _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory,
+                        installer or {"name": "pip"})
     except (StackError, OSError) as exc:  # OSError: a directory or the marker could not be written
         text = str(exc) if isinstance(exc, StackError) else "%s: %s" % (stack, exc)
         if result["created"] and not check_mode and os.path.isdir(directory):
@@ -77,7 +84,7 @@ def install(runner, root, stack, python, expected, pip_args, record, check_mode=
         raise StackError(text)
 
 
-def _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory):
+def _install(runner, stack, python, expected, pip_args, record, check_mode, log, build, result, directory, installer):
     stack_python = result["python"]
     if result["created"]:
         os.makedirs(os.path.dirname(directory), mode=0o755, exist_ok=True)
@@ -92,11 +99,18 @@ def _install(runner, stack, python, expected, pip_args, record, check_mode, log,
         if check_mode:
             result["changed"] = result["marker"] = True
             return result
-        rc, out, err = runner.run([stack_python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
-                                  + list(pip_args), log=log)
+        argv, env = install_command(installer["name"], stack_python, pip_args, installer.get("uv", ""),
+                                    installer.get("cache_dir", ""), installer.get("environ"))
+        if env is None:  # pip: the module's environment, as it always ran
+            rc, out, err = runner.run(argv, log=log)
+        else:
+            try:
+                rc, out, err = runner.run(argv, log=log, env=env)
+            finally:
+                tighten_locks([directory, installer.get("cache_dir", "")])
         if rc != 0:
-            raise StackError("%s: pip install failed (%s kept, current not moved): %s" % (
-                stack, directory, (err or out).strip()[-1500:]))
+            raise StackError("%s: %s install failed (%s kept, current not moved): %s" % (
+                stack, "uv pip" if installer["name"] == "uv" else "pip", directory, (err or out).strip()[-1500:]))
     found = runner.probe(stack_python, sorted(expected), True)
     if not isinstance(found, dict):
         raise StackError("%s: the stack's interpreter could not be probed (%s kept, current not moved): %s"
@@ -116,6 +130,22 @@ def _install(runner, stack, python, expected, pip_args, record, check_mode, log,
             os.chmod(marker, 0o644)
     result["changed"] = result["created"] or result["installed"] or result["marker"]
     return result
+
+
+def tighten_locks(tops):
+    """uv leaves its lock files (<venv>/.lock, <cache>/.lock, the cache index's *.lock) writable by everyone
+    (0666): make them 0644 like every other file of the stacks. The unpacked wheels (archive-v*) hold none.
+    Returns the paths changed."""
+    changed = []
+    for top in tops:
+        for folder, dirs, names in os.walk(top) if top else ():
+            dirs[:] = [name for name in dirs if not name.startswith("archive-v")]
+            for name in names:
+                path = os.path.join(folder, name)
+                if name.endswith(".lock") and not os.path.islink(path) and os.stat(path).st_mode & 0o022:
+                    os.chmod(path, 0o644)
+                    changed.append(path)
+    return changed
 
 
 def _read(path):

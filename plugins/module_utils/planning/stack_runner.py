@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the pytorch_stack module runs on the host: commands, the stack probe child, adoption.
 
-Runner wraps an AnsibleModule (run_command) for the steps of stack_install.install(); pip's
-output goes to a log file while it runs, so a poller can report progress. The probe runs
+Runner wraps an AnsibleModule (run_command) for the steps of stack_install.install(); the installer's
+(pip's or uv's) output goes to a log file while it runs, so a poller can report progress. The probe runs
 planning.stack_probe in the stack's interpreter through common.child_program.
 """
 from __future__ import annotations
@@ -81,12 +81,18 @@ class Runner(object):
         self.module = module
         self.timeout = timeout
 
-    def run(self, argv, log=None):
+    def run(self, argv, log=None, env=None):
+        """(rc, stdout, stderr); with a log, the output goes there and stdout is its end. env: the command's
+        whole environment (uv's, without the caller's UV_* settings), None for the module's."""
         try:
-            if not log:
+            if not log and env is None:
                 return self.module.run_command(argv, handle_exceptions=False)
+            if not log:
+                done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      universal_newlines=True, check=False)
+                return done.returncode, done.stdout, done.stderr
             with open_log(log) as handle:
-                rc = subprocess.call(argv, stdout=handle, stderr=subprocess.STDOUT)
+                rc = subprocess.call(argv, stdout=handle, stderr=subprocess.STDOUT, env=env)
         except OSError as exc:  # no such interpreter
             return 127, "", str(exc)
         with open(log) as handle:

@@ -133,15 +133,31 @@ def stand_in_wheels(tmp_path_factory):
 
 
 STACK = "torch-2.9.1-cu128"
+# The install rows run with both installers (pytorch_installer): uv from the test venv (requirements-test.txt)
+# or BLACKWELL_TEST_UV, pip the stack venv's own.
+INSTALLERS = ("pip", "uv")
+
+
+def uv_executable():
+    """The uv the install rows run: BLACKWELL_TEST_UV, else the one beside the test interpreter."""
+    return os.environ.get("BLACKWELL_TEST_UV") or os.path.join(os.path.dirname(sys.executable), "uv")
+
+
+def installer_args(installer):
+    """pytorch_stack's installer options as the pytorch role passes them."""
+    return {"installer": "uv", "uv": uv_executable()} if installer == "uv" else {"installer": "pip"}
+
+
 STACK_BUILD = {"stack": STACK, "channel": "cu128", "cuda": "12.8", "sms": ["sm_120"], "source": False}
 
 
-def stack_args(root, wheels, **more):
+def stack_args(root, wheels, installer="pip", **more):
     """pytorch_stack's arguments for STACK as the pytorch role passes them (log under venvs/, pins, build)."""
-    args = {"root": str(root), "state": "present", "stack": STACK, "python": sys.executable,
-            "expected": {"torch": "2.9.1+cu128"}, "build": STACK_BUILD, "record": {"stack": STACK},
-            "pip_args": ["--no-index", "--find-links", wheels, "--only-binary", "torch", "torch==2.9.1+cu128"],
-            "log": os.path.join(str(root), "venvs", ".%s.pip.log" % STACK), "min_free_gib": 0}
+    args = dict(installer_args(installer), **{
+        "root": str(root), "state": "present", "stack": STACK, "python": sys.executable,
+        "expected": {"torch": "2.9.1+cu128"}, "build": STACK_BUILD, "record": {"stack": STACK},
+        "pip_args": ["--no-index", "--find-links", wheels, "--only-binary", "torch", "torch==2.9.1+cu128"],
+        "log": os.path.join(str(root), "venvs", ".%s.pip.log" % STACK), "min_free_gib": 0})
     args.update(more)
     return args
 
@@ -154,23 +170,26 @@ def _snapshot(root):
     return dict((path, (os.stat(path).st_ino, os.stat(path).st_mtime_ns)) for path in [venv, log] + torch_init)
 
 
-@pytest.fixture(scope="session")
-def stack_runs(tmp_path_factory, stand_in_wheels):
-    """A real stack through pytorch_stack under umask 000: present, then the play dies (no switch); the
-    re-run: present again, current, current again, pruned. Each step's (status, result), and snapshots."""
+@pytest.fixture(scope="session", params=INSTALLERS)
+def stack_runs(request, tmp_path_factory, stand_in_wheels):
+    """A real stack through pytorch_stack under umask 000, with each installer: present, then the play dies (no
+    switch); the re-run: present again, current, current again, pruned. Each step's (status, result), and
+    snapshots."""
     from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_stack
     from module_run import run_module_once
     root = tmp_path_factory.mktemp("stacks") / "pytorch"
     steps, old = {}, os.umask(0)
     try:
-        steps["present"] = run_module_once(pytorch_stack, stack_args(root, stand_in_wheels["files"], run_id="r1"))
+        steps["present"] = run_module_once(pytorch_stack, stack_args(root, stand_in_wheels["files"], request.param,
+                                                                     run_id="r1"))
         steps["before"] = _snapshot(str(root))
-        steps["present_again"] = run_module_once(pytorch_stack, stack_args(root, stand_in_wheels["files"], run_id="r2"))
+        steps["present_again"] = run_module_once(pytorch_stack, stack_args(root, stand_in_wheels["files"],
+                                                                           request.param, run_id="r2"))
         steps["after"] = _snapshot(str(root))
         steps["current"] = run_module_once(pytorch_stack, {"root": str(root), "state": "current", "stack": STACK})
         steps["current_again"] = run_module_once(pytorch_stack, {"root": str(root), "state": "current", "stack": STACK})
         steps["pruned"] = run_module_once(pytorch_stack, {"root": str(root), "state": "pruned", "keep": 1})
     finally:
         os.umask(old)
-    steps["root"] = str(root)
+    steps["root"], steps["installer"] = str(root), request.param
     return steps

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_stack
-from conftest import STACK, stack_args
+from conftest import INSTALLERS, STACK, stack_args
 from module_run import run_module_once
 from recap import files_under
 
@@ -64,10 +64,11 @@ def small_fs(tmp_path):
 
 
 @NEEDS_ROOT
-def test_a_disk_without_room_for_the_venv_is_refused_before_anything_is_made(small_fs, stand_in_wheels):
+@pytest.mark.parametrize("installer", INSTALLERS)
+def test_a_disk_without_room_for_the_venv_is_refused_before_anything_is_made(small_fs, stand_in_wheels, installer):
     fs = small_fs("8m")
     root = fs / "pytorch"
-    args = stack_args(root, stand_in_wheels["files"], run_id="r1")
+    args = stack_args(root, stand_in_wheels["files"], installer, run_id="r1")
     del args["min_free_gib"]  # the module's default, as the pytorch role runs it
     status, result = run_module_once(pytorch_stack, args)
     venv = root / "venvs" / STACK
@@ -82,7 +83,9 @@ def test_a_disk_without_room_for_the_venv_is_refused_before_anything_is_made(sma
 
 
 @NEEDS_ROOT
-def test_a_disk_that_fills_up_during_pip_removes_the_venv_and_says_the_disk_is_full(small_fs, stand_in_wheels, tmp_path):
+@pytest.mark.parametrize("installer", INSTALLERS)
+def test_a_disk_that_fills_up_during_pip_removes_the_venv_and_says_the_disk_is_full(small_fs, stand_in_wheels, tmp_path,
+                                                                                    installer):
     # a torch stand-in too large for what the venv leaves free: 24 MiB that do not compress
     big = tmp_path / "big"
     big.mkdir()
@@ -91,13 +94,14 @@ def test_a_disk_that_fills_up_during_pip_removes_the_venv_and_says_the_disk_is_f
         "torch/__init__.py": build.read("standin", "torch", "__init__.py"), "torch/_ballast.bin": os.urandom(24 << 20)}, [])
     fs = small_fs("40m")
     root = fs / "pytorch"
-    status, result = run_module_once(pytorch_stack, stack_args(root, str(big), run_id="r1", min_free_gib=0.02))
+    args = stack_args(root, str(big), installer, run_id="r1", min_free_gib=0.02)
+    status, result = run_module_once(pytorch_stack, args)
     venv = root / "venvs" / STACK
     assert status == "fail", result
     assert result["msg"].startswith("%s: the disk is full: no space left on the filesystem that holds %s (" % (STACK, venv))
     assert ("free now, after the cleanup): free space there, or set pytorch_root to a directory on a filesystem "
-            "with room, and run the play again. %s: pip install failed (%s removed, current not moved): "
-            % (STACK, venv)) in result["msg"]
+            "with room, and run the play again. %s: %s install failed (%s removed, current not moved): "
+            % (STACK, "uv pip" if installer == "uv" else "pip", venv)) in result["msg"]
     assert "No space left on device" in result["msg"]
     assert not venv.exists() and not (root / "current").exists()
     assert sorted(os.listdir(str(root / "venvs"))) == [".%s.pip.log" % STACK, ".%s.pip.log.rc" % STACK]

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import wheel_index_fixture
-from conftest import SECRET, stopped_server_url
+from conftest import SECRET, stopped_server_url, uv_executable
 from playbook import run
 from recap import recap
 
@@ -44,20 +44,24 @@ def index_run(tmp_path_factory):
                                "rely_extra": secret_url(down) + "extra", "rely_proxy": secret_url(down)},
         "stack_pip": {"rely_index": "", "rely_base": "", "rely_extra": "", "rely_proxy": "",
                       "rely_root": str(tmp_path / "pytorch"), "rely_down": secret_url(down)},
+        "stack_uv": {"rely_index": "", "rely_base": "", "rely_extra": "", "rely_proxy": "",
+                     "rely_root": str(tmp_path / "pytorch-uv"), "rely_down": secret_url(down)},
         "source_pip": {"rely_index": "", "rely_base": "", "rely_extra": "", "rely_proxy": "",
                        "rely_down": secret_url(down)},
     }
     tasks = [
         {"name": "Plan from the index", "blackwell.pytorch.pytorch_plan": plan, "register": "planned",
-         "when": "inventory_hostname != 'stack_pip'"},
+         "when": "not inventory_hostname.startswith('stack_')"},
         {"name": "Report the plan", "ansible.builtin.debug": {"msg": "{{ planned.summary }}"},
-         "when": "inventory_hostname != 'stack_pip'"},
+         "when": "not inventory_hostname.startswith('stack_')"},
         {"name": "Install through an index with credentials", "blackwell.pytorch.pytorch_stack": {
             "root": "{{ rely_root }}", "state": "present", "stack": "torch-2.9.1-cu128", "python": sys.executable,
             "expected": {"torch": "2.9.1+cu128"}, "timeout": 60,
+            "installer": "{{ 'uv' if inventory_hostname == 'stack_uv' else 'pip' }}", "uv": uv_executable(),
+            "log": "{{ rely_root }}/install.log",
             "pip_args": ["--isolated", "--index-url", "{{ rely_down }}simple", "--extra-index-url={{ rely_down }}extra",
                          "--proxy", "{{ rely_down }}", "--retries", "0", "--timeout", "2", "torch==2.9.1+cu128"]},
-         "when": "inventory_hostname == 'stack_pip'"},
+         "when": "inventory_hostname.startswith('stack_')"},
         {"name": "Build from a tree that is not there, with an index with credentials",
          "blackwell.pytorch.pytorch_source_build": {
              "tree": str(tmp_path / "no-tree"), "version": "2.9.1", "python": sys.executable,
@@ -70,12 +74,15 @@ def index_run(tmp_path_factory):
                                  callback="ansible.builtin.default")
     finally:
         server.shutdown()
-    return {"output": stdout + stderr, "auth": list(server.auth), "base": base, "down": down}
+    logs = [(tmp_path / name / "install.log").read_text() for name in ("pytorch", "pytorch-uv")]
+    return {"output": stdout + stderr, "auth": list(server.auth), "base": base, "down": down, "logs": logs}
 
 
 def test_index_credentials_are_never_shown_and_still_sent(index_run):
     output = index_run["output"]
     assert SECRET not in output
+    # the installers' logs (pip's, uv's) name the index without its password
+    assert all(log and SECRET not in log for log in index_run["logs"]), index_run["logs"]
     assert recap(output, "index_plan") == dict(recap(output, "index_plan"), ok=2, failed=0)
     assert "planned from index %s/pypi (" % index_run["base"].replace("http://", "http://lab:****@") in output
     expected = "Basic " + base64.b64encode(("lab:%s" % SECRET).encode()).decode()
@@ -89,4 +96,6 @@ def test_refusals_name_the_index_without_its_password(index_run):
     assert "package index %ssimple/torch/ (of index %ssimple) could not be read" % (masked, masked) in output
     assert "planned from the version table instead" in output  # channel_down_proxy: offline_fallback, warned
     assert recap(output, "stack_pip")["failed"] == 1 and "pip install failed" in output
+    assert recap(output, "stack_uv")["failed"] == 1 and "uv pip install failed" in output
+    assert "Failed to fetch" in output or "error:" in output  # uv's own reason, its URL masked
     assert recap(output, "source_pip")["failed"] == 1 and "is it a PyTorch source tree?" in output

@@ -170,3 +170,16 @@ def test_a_hashes_file_must_pin_exactly_the_planned_versions():
         "error"] is None
     assert plan_host(hashes_text="anything")["error"] is None  # no hashes file: nothing to pin
     assert host_plan.hashes_refusal("", "", ["torch==2.9.1"]) is None
+
+
+def test_installer_uv_without_its_executable_is_refused_naming_pip():
+    refused = host_plan.plan_host(dict(PARAMS, installer="uv", uv="/opt/blackwell/tools/bin/uv"), "Python 3.12.3\n",
+                                  [], None, uv_found=False)
+    assert refused == {"error": (
+        "pytorch_installer is uv and pytorch_uv /opt/blackwell/tools/bin/uv is not an executable file on ws-1: run the "
+        "blackwell.pytorch.tools role first (it installs uv into blackwell_tools_venv when blackwell_tools_uv is true), "
+        "set pytorch_uv to a uv executable, or set pytorch_installer: pip.")}
+    found = host_plan.plan_host(dict(PARAMS, installer="uv", uv="/u"), "Python 3.12.3\n", [], None, uv_found=True)
+    assert found["error"] is None and found["plan"]["stack"] == "torch-2.9.1-cu128"
+    assert host_plan.plan_host(dict(PARAMS, installer="pip", uv=""), "Python 3.12.3\n", [], None,
+                               uv_found=False)["error"] is None

@@ -149,3 +149,52 @@ def test_the_planned_build_passes(tmp_path):
     result = install(FakeHost(tmp_path, probe=found), str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3",
                      EXPECTED, PINS, RECORD, build=BUILD)
     assert result["marker"] and result["created"]
+
+
+class FakeUvHost(FakeHost):
+    """FakeHost whose install call is uv's: it records the argv and the environment uv gets."""
+
+    def run(self, argv, log=None, env=None):
+        if argv[0] != "/opt/tools/bin/uv":
+            assert env is None
+            return FakeHost.run(self, argv, log)
+        self.calls.append(argv[:3])
+        self.uv = (argv, env, log)
+        if self.pip_rc:
+            return self.pip_rc, "error: Because torch was not found in the package registry ...", ""
+        self.installed = dict(EXPECTED)
+        return 0, "Installed 2 packages in 40ms", ""
+
+
+UV = {"name": "uv", "uv": "/opt/tools/bin/uv", "cache_dir": "/r/.cache/uv", "environ": {"UV_LINK_MODE": "copy", "A": "1"}}
+
+
+def test_uv_installs_into_the_venv_python_made(tmp_path):
+    host = FakeUvHost(tmp_path)
+    result = install(host, str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3", EXPECTED,
+                     ["--no-index", "--find-links", "/w"] + PINS, RECORD, log="/r/log", installer=UV)
+    venv = str(tmp_path / "venvs" / "torch-2.9.1-cu128")
+    assert result["changed"] and result["created"] and result["installed"] and result["marker"]
+    assert host.calls == [["-m", "venv", venv], ["/opt/tools/bin/uv", "pip", "install"]]
+    argv, env, log = host.uv
+    assert argv[3:] == ["--python", venv + "/bin/python", "--link-mode", "hardlink", "--no-config", "--cache-dir",
+                        "/r/.cache/uv", "--offline", "--no-index", "--find-links", "/w"] + PINS
+    assert env == {"A": "1", "UV_CACHE_DIR": "/r/.cache/uv", "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never",
+                   "UV_NO_PROGRESS": "1"}
+    assert log == "/r/log"
+
+
+def test_a_failed_uv_call_removes_the_venv_it_made_and_names_uv(tmp_path):
+    with pytest.raises(StackError, match=r"torch-2.9.1-cu128: uv pip install failed \(.*torch-2.9.1-cu128 removed, "
+                                         r"current not moved\): error: Because torch was not found"):
+        install(FakeUvHost(tmp_path, pip_rc=1), str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3", EXPECTED,
+                PINS, RECORD, installer=UV)
+    assert os.listdir(str(tmp_path / "venvs")) == []
+
+
+def test_a_complete_stack_needs_no_uv_call(tmp_path):
+    host = FakeUvHost(tmp_path)
+    install(host, str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3", EXPECTED, PINS, RECORD, installer=UV)
+    host.calls = []
+    result = install(host, str(tmp_path), "torch-2.9.1-cu128", "/usr/bin/python3", EXPECTED, PINS, RECORD, installer=UV)
+    assert not result["changed"] and host.calls == [["-m", "pip", "list"]]
