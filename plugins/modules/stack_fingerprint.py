@@ -21,8 +21,8 @@ description:
     RV(reuse=true) when its fingerprint equals the current one and it passed, unless O(force).
   - With O(output_dirs), first checks that results can be written where they will go and fails, before anything
     else, naming the variable, the path and what is wrong.
-  - With O(refusals), fails with them first, before the output directories are checked or anything is read: the
-    verify role's request checks and the gates that cannot fire, decided on the controller, need no task of their own.
+  - With O(refusals), fails with them first, before the output directories are checked or anything is read (the
+    verify role's request checks and the gates that cannot fire, decided on the controller, need no task of their own).
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
