@@ -35,6 +35,16 @@ description:
   - The secret part of a URL (C(user:password@), a token) in O(index), O(channel_base), O(extra_indexes),
     O(proxy) and O(pip_extra_args) never appears in the result or a message; neither does the content of
     O(client_cert) or of a netrc file.
+  - Refuses, before planning, a O(keep) below 1 and a run without root (O(user)); these refusals come back in
+    RV(refusals) (the module does not fail), the role asserts them once.
+  - Answers whether the stage is already as asked (RV(converged)), from files only - C(current) under O(root)
+    points to the planned stack (or the auto plan's source fallback, or the environment O(adopt_path) adopted),
+    its marker records the plan and its packages have the planned versions, its torch_cuda_check result
+    O(check_results) is stored, passed and its stack fingerprint is unchanged (the verify run's settings left
+    out), the file O(profile_path) has the text O(profile_content), mode 0644 and owner root, and no stack is
+    beyond O(keep). The role then skips its change path.
+  - With O(adopt_path) nothing is planned (no interpreter, file or index is read); only the refusals and
+    RV(converged) are answered.
   - Only reads, so it runs in check mode as in a real run.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
@@ -196,6 +206,56 @@ options:
     type: path
     default: ""
     version_added: 0.4.0
+  root:
+    description: The stacks' root (C(pytorch_root)); empty answers RV(converged=false).
+    type: path
+    default: ""
+    version_added: 0.4.0
+  keep:
+    description: How many stacks the role keeps (C(pytorch_keep_stacks)); below 1 is refused.
+    type: int
+    default: 2
+    version_added: 0.4.0
+  user:
+    description: The user the play runs as, C(uid) and C(name) (C(blackwell_preflight.user)); a uid other than 0 is refused.
+    type: dict
+    default: {}
+    version_added: 0.4.0
+  adopt_path:
+    description: An existing environment the role adopts (C(pytorch_adopt_path)); empty for none.
+    type: path
+    default: ""
+    version_added: 0.4.0
+  profile_path:
+    description: The login-shell profile the role writes (C(pytorch_profile_path)); empty for none.
+    type: path
+    default: ""
+    version_added: 0.4.0
+  profile_content:
+    description: The text the role writes to O(profile_path).
+    type: str
+    default: ""
+    version_added: 0.4.0
+  check_results:
+    description: The stored torch_cuda_check result (C(cuda_check.json) of the verify role's results directory); empty for none.
+    type: path
+    default: ""
+    version_added: 0.4.0
+  check_code:
+    description: Digest of the verification code (the C(blackwell.pytorch.verify_code) lookup's C(digest)); part of the fingerprint.
+    type: str
+    default: ""
+    version_added: 0.4.0
+  check_cuda_home:
+    description: The toolkit whose version is part of the fingerprint (C(verify_cuda_home)).
+    type: path
+    default: /usr/local/cuda
+    version_added: 0.4.0
+  check_force:
+    description: Never count the stored check as valid (C(verify_force)).
+    type: bool
+    default: false
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
@@ -251,6 +311,24 @@ hashes_text:
   description: The text of O(hashes_file) ("" without one); it pins the plan's versions (checked here).
   returned: success
   type: str
+refusals:
+  description: The refusals of O(keep) and O(user), each a message naming its variable; empty when the request can run.
+  returned: always
+  type: list
+  elements: str
+converged:
+  description: Whether the stage is already as asked (nothing to install, check, switch, write or prune).
+  returned: always
+  type: bool
+standing:
+  description: What is in the way of RV(converged), or that nothing is, in one line.
+  returned: always
+  type: str
+  sample: "to change: current is not there, not venvs/torch-2.9.1-cu128"
+check:
+  description: The stored torch_cuda_check result of the current stack when it stands (RV(converged)), else null.
+  returned: always
+  type: dict
 check_mode:
   description: Whether this ran in check mode (a role included with C(apply) cannot see that otherwise).
   returned: always
@@ -265,8 +343,9 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import adopted_before
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import plan_from_index
 
 
@@ -317,12 +396,27 @@ def main():
             ca_path=dict(type="path", default=""), client_cert=dict(type="path", default=""),
             trusted_hosts=dict(type="list", elements="str", default=[]),
             pip_extra_args=dict(type="list", elements="str", default=[], no_log=False),
-            installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path", default="")),
+            installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path", default=""),
+            root=dict(type="path", default=""), keep=dict(type="int", default=2), user=dict(type="dict", default={}),
+            adopt_path=dict(type="path", default=""), profile_path=dict(type="path", default=""),
+            profile_content=dict(type="str", default=""), check_results=dict(type="path", default=""),
+            check_code=dict(type="str", default=""), check_cuda_home=dict(type="path", default="/usr/local/cuda"),
+            check_force=dict(type="bool", default=False)),
         supports_check_mode=True)
     params = module.params
     module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
                                              params["proxy"], params["pip_extra_args"]]))
-    result = {"changed": False, "check_mode": module.check_mode}
+    result = {"changed": False, "check_mode": module.check_mode, "converged": False, "standing": "", "check": None,
+              "refusals": converged.role_refusals(params["keep"], params["user"], params["host"])}
+    if result["refusals"]:
+        result["standing"] = "refused"
+        module.exit_json(**result)
+    if params["adopt_path"]:
+        python = os.path.join(params["adopt_path"], "bin", "python3")
+        stack = adopted_before(params["root"], params["adopt_path"], python) if params["root"] else None
+        answer(module, result, [{"stack": stack, "python": python, "record": None, "expected": {}}])
+        result["summary"] = "adopting %s" % params["adopt_path"]
+        module.exit_json(**result)
     if not os.path.exists(params["python"]):
         module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
                              "Python 3.10 or newer." % (params["python"], params["host"]), **result)
@@ -355,7 +449,26 @@ def main():
     wheelhouse = params["built_wheelhouse"]
     host_plan.mark_built_wheels(planned, os.listdir(wheelhouse) if wheelhouse and os.path.isdir(wheelhouse) else [])
     result.update(planned, hashes_text=hashes)
+    venvs = os.path.join(params["root"], "venvs")
+    answer(module, result, [{"stack": plan["stack"], "python": os.path.join(venvs, plan["stack"], "bin", "python"),
+                             "record": converged.stack_record(plan, params["python"]), "expected": plan["expected"]}
+                            for plan in (planned["plan"], planned.get("fallback"))
+                            if plan and not plan.get("error")])
     module.exit_json(**result)
+
+
+def answer(module, result, candidates):
+    """Fill converged, standing and check: is the stage already as asked?"""
+    params = module.params
+    if not params["root"]:
+        result["standing"] = "to change: no root given"
+        return
+    decided = converged.read_and_decide(
+        params["root"], params["keep"], candidates,
+        {"results": params["check_results"], "code": params["check_code"], "cuda_home": params["check_cuda_home"],
+         "force": params["check_force"]},
+        params["profile_path"], params["profile_content"])
+    result.update(converged=decided["converged"], standing=decided["standing"], check=decided["check"])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ description:
     RV(reuse=true) when its fingerprint equals the current one and it passed, unless O(force).
   - With O(output_dirs), first checks that results can be written where they will go and fails, before anything
     else, naming the variable, the path and what is wrong.
+  - With O(refusals), fails with them first, before the output directories are checked or anything is read (the
+    verify role's request checks and the gates that cannot fire, decided on the controller, need no task of their own).
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
@@ -69,6 +71,14 @@ options:
     description: Never reuse the stored result.
     type: bool
     default: false
+  refusals:
+    description:
+      - Refusals of the request decided by the caller, each a message naming its variable; any fails the module
+        at once with them joined by C(; ) (RV(refusals)). Empty for none.
+    type: list
+    elements: str
+    default: []
+    version_added: 0.4.0
   also:
     description:
       - More stored result documents decided against the same fingerprint, returned in RV(also) in
@@ -137,6 +147,12 @@ also:
     reuse: {description: Whether it can stand for a new run., type: bool}
     reason: {description: Why it can or cannot., type: str}
     changed_components: {description: Components that differ., type: list, elements: str}
+refusals:
+  description: O(refusals), when the module failed with them.
+  returned: failure
+  type: list
+  elements: str
+  sample: ["verify_gates: gate on sustained can never fire: profile quick does not run sustained"]
 output_dir_problems:
   description: One message per directory of O(output_dirs) that cannot take results.
   returned: failure
@@ -172,10 +188,13 @@ def main():
             code=dict(type="str", default=""),
             settings=dict(type="dict", default={}),
             output_dirs=dict(type="dict", default={}),
+            refusals=dict(type="list", elements="str", default=[]),
         ),
         supports_check_mode=True,
     )
     params = module.params
+    if params["refusals"]:
+        module.fail_json(msg="; ".join(params["refusals"]), refusals=params["refusals"])
     refused = problems(params["output_dirs"])
     if refused:
         module.fail_json(msg="; ".join(refused), output_dir_problems=refused)

@@ -173,3 +173,26 @@ def test_refuses_pip_extra_args_that_send_pip_to_another_index(run_module):
     assert status == "fail" and result["msg"] == (
         "pytorch_pip_extra_args sets --extra-index-url, --no-index: pip would install from another place than the "
         "one the plan reads. Use pytorch_index_url, pytorch_extra_index_urls or pytorch_wheelhouse instead.")
+
+
+def test_refusals_come_back_in_one_field_before_any_plan(tmp_path, run_module):
+    status, result = run_module(pytorch_plan, args(python=str(tmp_path / "none"), keep=0,
+                                                   user={"uid": 1000, "name": "alice"}))
+    assert status == "exit" and not result["converged"] and "plan" not in result
+    assert [message.split(":")[0] for message in result["refusals"]] == ["pytorch_keep_stacks is 0", "ws-1"]
+
+
+def test_answers_whether_the_stage_is_already_as_asked(tmp_path, run_module):
+    status, result = run_module(pytorch_plan, args())
+    assert status == "exit" and result["refusals"] == [] and not result["converged"]
+    assert result["standing"] == "to change: no root given" and result["check"] is None
+    status, result = run_module(pytorch_plan, args(root=str(tmp_path / "pytorch")))
+    assert status == "exit" and not result["converged"]
+    assert result["standing"] == "to change: current is not there, not venvs/torch-2.9.1-cu128"
+
+
+def test_adopting_plans_nothing(tmp_path, run_module):
+    status, result = run_module(pytorch_plan, args(python=str(tmp_path / "none"), root=str(tmp_path / "pytorch"),
+                                                   adopt_path=str(tmp_path / "env")))
+    assert status == "exit" and "plan" not in result and result["summary"] == "adopting %s" % (tmp_path / "env")
+    assert not result["converged"] and result["standing"] == "to change: no stack to compare"

@@ -70,3 +70,15 @@ def test_an_output_dir_that_is_a_file_fails_before_anything_is_read(tmp_path, ru
     assert status == "fail" and result["msg"] == (
         "verify_prometheus_textfile_dir: %s is a file, not a directory" % (tmp_path / "textfile"))
     assert "fingerprint" not in result and not (tmp_path / "results").exists()
+
+
+def test_refusals_fail_first_before_the_output_dirs_or_anything_is_read(tmp_path, run_module):
+    (tmp_path / "textfile").write_text("x")
+    args = {"python": venv(tmp_path), "results": str(tmp_path / "verify.json"),
+            "output_dirs": {"verify_prometheus_textfile_dir": str(tmp_path / "textfile")},
+            "refusals": ["verify_results_dir must be an absolute path (got results)", "verify_gates: x"]}
+    status, result = run_module(stack_fingerprint, args)
+    assert status == "fail" and result["msg"] == "verify_results_dir must be an absolute path (got results); verify_gates: x"
+    assert result["refusals"] == args["refusals"] and "fingerprint" not in result and "output_dir_problems" not in result
+    status, result = run_module(stack_fingerprint, dict(args, refusals=[], output_dirs={}))
+    assert status == "exit" and "fingerprint" in result
