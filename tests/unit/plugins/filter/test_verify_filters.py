@@ -6,7 +6,7 @@ from ansible.errors import AnsibleFilterError
 from verify_results import h100_result, hot_result
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_html, fleet_report, report
 from shells import assert_each_argument_matters
 
 F = FilterModule().filters()
@@ -31,7 +31,7 @@ def test_fleet_filters_are_shells():
                                         {"documents": {"ws-h100-01": h100_result()}})
     assert data == fleet_report.fleet(documents) and data["failed"] == ["gone", "ws-pro6000-02"]
     other = fleet_report.fleet({"ws-h100-01": h100_result()})
-    for name, function in (("fleet_report_markdown", fleet_report.markdown), ("fleet_report_html", fleet_report.html)):
+    for name, function in (("fleet_report_markdown", fleet_report.markdown), ("fleet_report_html", fleet_html.html)):
         assert assert_each_argument_matters(F[name], {"report": data}, {"report": other}) == function(data)
 
 

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from verify_results import cpu_result, h100_result, hot_result
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_html, fleet_report
 
 
 def report():
@@ -42,7 +42,7 @@ def test_markdown_has_a_row_per_host_and_the_failures():
 
 
 def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
-    page = fleet_report.html(report())
+    page = fleet_html.html(report())
     assert page.startswith("<!DOCTYPE html>") and "</html>" in page
     assert not re.search(r'(src|href)=|@import|url\(', page)  # no external asset
     assert page.count("<svg") == 3  # gemm_bf16, memcpy, sustained
@@ -54,7 +54,7 @@ def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
 
 
 def test_cpu_hosts_are_drawn_relative_to_the_best_host():
-    page = fleet_report.html(fleet_report.fleet({"bw-verify-a": cpu_result("bw-verify-a"),
+    page = fleet_html.html(fleet_report.fleet({"bw-verify-a": cpu_result("bw-verify-a"),
                                                  "bw-verify-b": cpu_result("bw-verify-b")}))
     chart = page.split('<h2 id="gemm_fp32">')[1]
     assert "bw-verify-a GPU cpu" in chart and "bw-verify-b GPU cpu" in chart and "relative to the best host" in chart
@@ -62,7 +62,7 @@ def test_cpu_hosts_are_drawn_relative_to_the_best_host():
 
 
 def test_renderers_refuse_what_is_not_a_fleet_document():
-    for render in (fleet_report.markdown, fleet_report.html):
+    for render in (fleet_report.markdown, fleet_html.html):
         with pytest.raises(ValueError, match="not a fleet report document .no created, hosts, failed."):
             render(h100_result())
         with pytest.raises(ValueError, match="no created, hosts, passed, failed"):
@@ -118,7 +118,7 @@ def _parse(page):
 
 
 def test_html_report_escapes_hostile_host_names_and_messages():
-    page = fleet_report.html(hostile_report())
+    page = fleet_html.html(hostile_report())
     seen = _parse(page)
     assert "script" not in seen.tags and "img" not in seen.tags and "onerror" not in seen.attrs
     assert "<script>" not in page and "'x'" not in page  # both quote kinds escaped
@@ -134,7 +134,7 @@ def test_markdown_report_keeps_one_cell_per_column_with_hostile_host_names_and_m
     assert "script" not in seen.tags and "img" not in seen.tags and "a" not in seen.tags
     assert "em" not in seen.tags and "code" not in seen.tags
     header, *rows = seen.rows
-    assert len(header) == 7 and all(len(row) == 7 for row in rows) and len(rows) == 2
+    assert len(header) == 8 and all(len(row) == 8 for row in rows) and len(rows) == 2
     assert sorted(row[0] for row in rows) == sorted([HOSTILE_HOST, "ws-h100-01"])
     failure = [item for item in seen.items if item.startswith(HOSTILE_HOST)]
     assert failure == [HOSTILE_HOST + ": " + HOSTILE_MESSAGE.replace("\n", " ")]
