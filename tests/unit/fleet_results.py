@@ -77,3 +77,21 @@ def scaled(document, test, factor, reasons=None, sm=None):
         if sm is not None:
             fig["telemetry"]["sm_clock_mhz"] = {"min": sm, "median": sm, "max": sm}
     return document
+
+
+def mixed_fleet(count, before="2026-11-20T08:00:00Z", now="2026-11-23T03:40:00Z"):
+    """(documents, previous fleet.json document's inputs, play hosts) of `count` hosts with one silently slow
+    GPU (ws-001, slow then and now), one that dropped since its last verification (ws-002), one not in this
+    play (ws-003, shown from its stored result), one that failed (ws-004) and one never verified (ws-new)."""
+    earlier = fleet_of(count, before)
+    earlier["ws-001"] = scaled(earlier["ws-001"], "gemm_bf16", 0.75, ["sw_power_cap", "hw_thermal_slowdown"], 1400)
+    current = fleet_of(count, now)
+    current["ws-001"] = scaled(current["ws-001"], "gemm_bf16", 0.75, ["sw_power_cap", "hw_thermal_slowdown"], 1400)
+    earlier["ws-002"] = scaled(earlier["ws-002"], "memcpy", 1.15)  # among its peers now, but below its own past
+    current["ws-002"] = scaled(current["ws-002"], "memcpy", 0.95, [], 1500)
+    current["ws-004"] = dict(current["ws-004"], passed=False, failed_gates=[{"test": "sustained", "gate": "min_tflops"}],
+                             message="1 benchmark gate(s) failed on ws-004: sustained on GPU 0: min_tflops")
+    play = sorted(name for name in current if name != "ws-003")
+    current["ws-003"] = None
+    current["ws-new"] = None
+    return current, earlier, play

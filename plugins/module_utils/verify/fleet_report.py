@@ -88,6 +88,15 @@ def _settings(settings):
     return values
 
 
+def _previous_report(prior, problem, created):
+    """{created, problem} of the report compared with; the same report written again keeps what it said."""
+    if prior is None:
+        return {"created": None, "problem": problem}
+    if prior.get("created") == created and isinstance(prior.get("previous"), dict):
+        return prior["previous"]
+    return {"created": prior.get("created"), "problem": None}
+
+
 def fleet(documents, previous=None, play_hosts=None, settings=None):
     """{schema, created, hosts (sorted by name), passed, failed, stale, missing, flagged, flags, settings,
     previous} from {host: result document or None}, the previous report (fleet.json text or document) and
@@ -112,8 +121,7 @@ def fleet(documents, previous=None, play_hosts=None, settings=None):
     for item in sorted(flags, key=lambda f: (f["host"], str(f["gpu"]), f["test"], f["kind"])):
         by_name[item["host"]]["flags"].append(item)
     return {"schema": SCHEMA, "created": created, "hosts": hosts, "settings": values,
-            "previous": {"created": prior.get("created"), "problem": None} if prior else {"created": None,
-                                                                                         "problem": problem},
+            "previous": _previous_report(prior, problem, created),
             "passed": [h["host"] for h in hosts if h["passed"]],
             "failed": [h["host"] for h in hosts if not h["passed"]],
             "stale": [h["host"] for h in hosts if h["source"] == "stored"],
