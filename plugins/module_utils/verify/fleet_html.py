@@ -20,7 +20,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_rep
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import KEY_TESTS, figure_text
 
 CSS = ("body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 24px}"
-       "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:14px}"
+       "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:14px}td:first-child{white-space:nowrap}"
        ".fail{background:#fdd}.warn{background:#fff3cd}.pass{background:#dfd}.flag{background:#ead7f5}"
        ".stale td{color:#666;font-style:italic}h2{margin-top:28px}"
        "svg text{font-size:12px;font-family:sans-serif}")
@@ -71,9 +71,9 @@ def svg_chart(report, test):
     use_peak = all(row["fraction_of_peak"] is not None for host, row in rows)
     best = max([row["value"] or 0 for host, row in rows] + [1e-12])
     medians = _model_medians(rows) if use_peak else {}
-    height, label_w, bar_w = 26, 330, 420
+    height, label_w, bar_w = 26, 240, 300
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
-             % (label_w + bar_w + 620, height * len(rows) + 24, _esc(test))]
+             % (label_w + bar_w + 600, height * len(rows) + 24, _esc(test))]
     for position, (host, row) in enumerate(rows):
         y = position * height + 4
         share = row["fraction_of_peak"] if use_peak else (row["value"] or 0) / best
@@ -87,7 +87,7 @@ def svg_chart(report, test):
         if row["name"] in medians and row["gpu"] is not None:
             x = label_w + bar_w * max(0.0, min(1.0, medians[row["name"]]))
             parts.append('<rect x="%.1f" y="%d" width="2" height="22" fill="#222"/>' % (x - 1, y - 2))
-        text = figure_text(row) + ("  FLAGGED: %s" % flagged["kind"] if flagged else "")
+        text = ("FLAGGED (%s): " % flagged["kind"] if flagged else "") + figure_text(row)
         parts.append('<text x="%d" y="%d">%s</text>' % (label_w + bar_w + 6, y + 15, _esc(text)))
     axis = "fraction of peak (bar end = 1.0)" if use_peak else "relative to the best host"
     parts.append('<text x="%d" y="%d">%s</text></svg>' % (label_w, height * len(rows) + 18, axis))

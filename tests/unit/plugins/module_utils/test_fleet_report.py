@@ -185,7 +185,7 @@ def test_html_carries_the_flags_and_the_stored_results():
     assert page.count('<tr class="pass stale">') == 1 and page.count('<tr class="flag">') == 2 + 2
     assert "passed (stored result, 2 d old)" in [row[1] for row in seen.rows if row and row[0] == "ws-003"]
     gemm = page.split('<h2 id="gemm_bf16">')[1].split("</svg>")[0]
-    assert 'fill="#8e44ad"' in gemm and "FLAGGED: peers" in gemm and "ws-003 GPU 0 (stored)" in gemm
+    assert 'fill="#8e44ad"' in gemm and "FLAGGED (peers): gemm_bf16 " in gemm and "ws-003 GPU 0 (stored)" in gemm
     assert 'width="2" height="22" fill="#222"' in gemm  # the tick at the median of the model
     assert not re.search(r'(src|href)=|@import|url\(', page)
     assert "<p>No GPU flagged.</p>" in fleet_html.html(fleet_report.fleet({"ws-h100-01": h100_result()}))
