@@ -75,11 +75,28 @@ def previous_of(written, remembered):
     return None
 
 
+FIGURE_KEYS = ("gpu", "name", "test", "value", "unit", "fraction_of_peak", "reasons", "sm_clock_mhz", "ratio")
+
+
+def _figures(rows):
+    """The key figures of a remembered entry that the renderers can draw (every key there, a number)."""
+    return [row for row in rows if isinstance(row, dict) and all(key in row for key in FIGURE_KEYS)
+            and isinstance(row["value"], (int, float)) and isinstance(row["reasons"], list)]
+
+
 def stored(remembered):
-    """A host not in this play, shown from its remembered result (flags are computed afresh)."""
+    """A host not in this play, shown from its remembered result (flags are computed afresh); what a
+    hand-edited or older fleet.json lacks is filled in, so the renderers can draw it."""
     entry = dict(remembered)
     entry.pop("last_result", None)
-    entry.update(source="stored", flags=[], measured=[dict(row) for row in _rows(remembered)])
+    passed = remembered.get("passed") is True
+    entry.update(source="stored", flags=[], measured=[dict(row) for row in _rows(remembered)], passed=passed,
+                 status=remembered.get("status") if remembered.get("status") in ("passed", "failed") else
+                 ("passed" if passed else "failed"),
+                 stack=remembered.get("stack") if isinstance(remembered.get("stack"), dict) else {},
+                 figures=_figures(remembered.get("figures") or []),
+                 slow_reasons=[reason for reason in remembered.get("slow_reasons") or [] if isinstance(reason, str)],
+                 failed_gates=remembered.get("failed_gates") if isinstance(remembered.get("failed_gates"), list) else [])
     return entry
 
 

@@ -46,7 +46,8 @@ def _gpu_rows(hosts):
     """(host name, row) of every GPU figure of the fleet (CPU-mode rows have gpu None and are left out)."""
     for host in hosts:
         for row in host.get("measured") or []:
-            if row.get("gpu") is not None and isinstance(row.get("value"), (int, float)) and row.get("name"):
+            if row.get("gpu") is not None and isinstance(row.get("value"), (int, float)) and row.get("name") \
+                    and isinstance(row.get("test"), str):
                 yield host["host"], row
 
 

@@ -4,7 +4,7 @@ import json
 
 from fleet_results import fleet_of, result, scaled
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_history, fleet_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_history, fleet_html, fleet_report
 
 H100, L40S = "NVIDIA H100 80GB HBM3", "NVIDIA L40S"
 BEFORE, NOW = "2026-11-20T08:00:00Z", "2026-11-23T03:40:00Z"
@@ -136,3 +136,16 @@ def test_age_text():
     assert [fleet_history.age_text(value) for value in (None, 59, 2400, 7200, 86400 * 3)] == [
         "age unknown", "0 min", "40 min", "2 h", "3 d"]
     assert fleet_history.age(NOW, BEFORE) == 243600 and fleet_history.age(NOW, "yesterday") is None
+
+
+def test_a_thin_or_hand_edited_stored_entry_is_still_drawn():
+    previous = json.dumps({"created": BEFORE, "hosts": [
+        {"host": "ws-a", "written": BEFORE, "measured": [{"gpu": 0, "name": H100, "test": "h2d", "value": 50.0},
+                                                       {"gpu": 0, "name": H100, "value": 1.0}],
+         "figures": [{"test": "memcpy"}, "x"], "stack": "?", "slow_reasons": [3], "passed": "yes"}]})
+    report = fleet_report.fleet({"ws-a": None, "ws-b": result("ws-b", H100, NOW)}, previous=previous,
+                                play_hosts=["ws-b"])
+    host = by_host(report)["ws-a"]
+    assert host["source"] == "stored" and host["status"] == "failed" and host["passed"] is False
+    assert host["figures"] == [] and host["stack"] == {} and host["slow_reasons"] == []
+    assert "ws-a" in fleet_report.markdown(report) and "ws-a" in fleet_html.html(report)
