@@ -56,8 +56,8 @@ def main():
     for step, seconds in best.items():
         print("  %-36s %8.4f s" % (step, seconds))
     print("  %-36s %8.4f s  (target < 1 s: %s)" % ("total", total, "met" if total < 1 else "MISSED"))
-    print("  sizes: fleet.json %d kB, fleet.md %d kB, fleet.html %d kB" % (len(text) // 1024, len(markdown) // 1024,
-                                                                         len(page) // 1024))
+    sizes = (len(text) // 1024, len(markdown) // 1024, len(page) // 1024)
+    print("  sizes: fleet.json %d kB, fleet.md %d kB, fleet.html %d kB" % sizes)
     return 0 if total < 1 else 1
 
 

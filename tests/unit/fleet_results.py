@@ -42,8 +42,8 @@ def result(host, model, written="2026-11-23T03:40:00Z", gpus=1, scale=None, reas
         for test, (which, fraction, unit) in TESTS.items():
             peak = MODELS[model][which]
             value = round(peak * fraction * spread(host, test) * scale.get(test, 1.0), 2)
-            figures[test] = figure(test, value, unit, peak, reasons.get(test, ["sw_power_cap"] if unit == "TFLOP/s"
-                                                                          else []), sm.get(test, 1900.0),
+            seen = reasons.get(test, ["sw_power_cap"] if unit == "TFLOP/s" else [])
+            figures[test] = figure(test, value, unit, peak, seen, sm.get(test, 1900.0),
                                    ratio=0.9 if test == "sustained" else None)
         devices.append({"index": index, "name": model, "uuid": "GPU-%s-%d" % (host, index), "figures": figures})
     return {"schema": "blackwell.pytorch.verify/1", "host": host, "passed": True, "message": "all gates passed",

@@ -150,9 +150,9 @@ def summary_text(report):
     if report.get("stale"):
         text += " Not in this play, shown from their stored result: %d." % len(report["stale"])
     settings = report.get("settings") or DEFAULTS
-    text += " Flagged: %d (a GPU figure below %.2f of its peers' median, below %.2f of its peak, or below %.2f " \
-            "of its previous verification)." % (len(report.get("flagged") or []), settings["outlier_ratio"],
-                                                 settings["peak_floor"], settings["drop_ratio"])
+    counts = (len(report.get("flagged") or []), settings["outlier_ratio"], settings["peak_floor"], settings["drop_ratio"])
+    text += (" Flagged: %d (a GPU figure below %.2f of its peers' median, below %.2f of its peak, or below %.2f"
+             " of its previous verification)." % counts)
     problem = (report.get("previous") or {}).get("problem")
     return text + (" " + problem + "." if problem else "")
 

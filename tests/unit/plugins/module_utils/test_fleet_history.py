@@ -140,8 +140,8 @@ def test_age_text():
 
 def test_a_thin_or_hand_edited_stored_entry_is_still_drawn():
     previous = json.dumps({"created": BEFORE, "hosts": [
-        {"host": "ws-a", "written": BEFORE, "measured": [{"gpu": 0, "name": H100, "test": "h2d", "value": 50.0},
-                                                       {"gpu": 0, "name": H100, "value": 1.0}],
+        {"host": "ws-a", "written": BEFORE,
+         "measured": [{"gpu": 0, "name": H100, "test": "h2d", "value": 50.0}, {"gpu": 0, "name": H100, "value": 1.0}],
          "figures": [{"test": "memcpy"}, "x"], "stack": "?", "slow_reasons": [3], "passed": "yes"}]})
     report = fleet_report.fleet({"ws-a": None, "ws-b": result("ws-b", H100, NOW)}, previous=previous,
                                 play_hosts=["ws-b"])

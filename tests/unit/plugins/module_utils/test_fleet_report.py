@@ -55,7 +55,7 @@ def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
 
 def test_cpu_hosts_are_drawn_relative_to_the_best_host():
     page = fleet_html.html(fleet_report.fleet({"bw-verify-a": cpu_result("bw-verify-a"),
-                                                 "bw-verify-b": cpu_result("bw-verify-b")}))
+                                               "bw-verify-b": cpu_result("bw-verify-b")}))
     chart = page.split('<h2 id="gemm_fp32">')[1]
     assert "bw-verify-a GPU cpu" in chart and "bw-verify-b GPU cpu" in chart and "relative to the best host" in chart
     assert "&lt;" not in fleet_report.markdown(fleet_report.fleet({"h<1>": cpu_result("x")}))
@@ -179,7 +179,7 @@ def test_html_carries_the_flags_and_the_stored_results():
     seen = _parse(page)
     flag_rows = [row for row in seen.rows if len(row) == 7 and row[0] != "host"]
     assert [row[:4] for row in flag_rows] == [["ws-001", "0", "NVIDIA H100 80GB HBM3", "peers"],
-                                             ["ws-002", "0", "NVIDIA L40S", "dropped"]]
+                                              ["ws-002", "0", "NVIDIA L40S", "dropped"]]
     assert flag_rows[0][5] == "hw_thermal_slowdown, sw_power_cap" and "SM 1400 MHz" in flag_rows[0][6]
     assert "sustained SM 1900 MHz" in flag_rows[0][6]
     assert page.count('<tr class="pass stale">') == 1 and page.count('<tr class="flag">') == 2 + 2
