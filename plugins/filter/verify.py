@@ -2,14 +2,17 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
-(report, fleet_report, plan) and module_utils/common/output_dirs; each filter is documented in a
+(report, fleet_report, fleet_html, plan) and module_utils/common/output_dirs; each filter is documented in a
 sidecar YAML file of its name."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ansible.errors import AnsibleFilterError
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import output_dirs
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, plan, report as verify_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
+    fleet_html, fleet_report, plan, report as verify_report)
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, as_list, call, text
 
 
@@ -46,9 +49,17 @@ def verify_prometheus(document):
     return call("verify_prometheus", verify_report.prometheus, as_dict(document, "document", "verify_prometheus"))
 
 
-def fleet_report_data(documents):
-    """The fleet document from {host: verification result or None}."""
-    return call("fleet_report_data", fleet_report.fleet, as_dict(documents, "documents", "fleet_report_data"))
+def fleet_report_data(documents, previous=None, play_hosts=None, outlier_ratio=None, drop_ratio=None, peak_floor=None):
+    """The fleet document from {host: verification result or None}, the previous report's fleet.json (text or
+    document) and the hosts of this play (None: every host is in it)."""
+    if previous is not None and not isinstance(previous, (str, Mapping)):
+        raise AnsibleFilterError("fleet_report_data: previous must be the previous fleet.json (text or a mapping), "
+                                 "got %s" % type(previous).__name__)
+    return call("fleet_report_data", fleet_report.fleet, as_dict(documents, "documents", "fleet_report_data"),
+                previous if isinstance(previous, str) or previous is None else dict(previous),
+                None if play_hosts is None else [text(host) for host in as_list(play_hosts, "play_hosts",
+                                                                                "fleet_report_data")],
+                {"outlier_ratio": outlier_ratio, "drop_ratio": drop_ratio, "peak_floor": peak_floor})
 
 
 def fleet_report_markdown(report):
@@ -58,7 +69,7 @@ def fleet_report_markdown(report):
 
 def fleet_report_html(report):
     """The fleet document as one HTML page."""
-    return call("fleet_report_html", fleet_report.html, as_dict(report, "report", "fleet_report_html"))
+    return call("fleet_report_html", fleet_html.html, as_dict(report, "report", "fleet_report_html"))
 
 
 class FilterModule(object):

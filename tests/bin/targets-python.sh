@@ -20,6 +20,8 @@ RELEASES=11 tests/fixtures/images/build.sh >/dev/null
 CONTROLLER_ONLY=(
   # the fleet report is checked with markdown-it (a test dependency); role messages render through Jinja2
   tests/unit/plugins/module_utils/test_fleet_report.py
+  # the fleet report's page rendered by headless Chromium (a controller-side browser)
+  tests/unit/plugins/module_utils/test_fleet_html_screenshot.py
   tests/unit/plugins/module_utils/test_role_messages.py
   # these also drive the verify filters (plugins/filter/verify.py imports ansible.errors, controller code)
   tests/unit/plugins/module_utils/test_output_dirs.py

@@ -1,35 +1,24 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fleet report: every host's verification result as JSON, Markdown and one self-contained HTML page.
+"""The fleet report: every host's verification result as one document, and as Markdown.
 
-fleet() gathers the hosts' result documents (blackwell.pytorch.verify/1) into one
-document; markdown() and html() render it. The HTML has no external asset: inline CSS,
-one inline SVG bar chart per key figure with a bar per host and GPU against its peak
-(fraction of peak; the value itself in CPU mode), throttle reasons and failed gates
-highlighted, and the stack versions per host. Pure functions, no Ansible import.
+fleet() gathers the hosts' result documents (blackwell.pytorch.verify/1) and the previous
+report's fleet.json into one document: a host not in this play is shown from its stored result
+(with its age), a host never seen is missing, and every GPU figure is checked against its peers,
+its peak (fleet_outliers.py) and its own previous verification (fleet_history.py). markdown()
+renders it; fleet_html.py renders the HTML page. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-import html as _html
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
-    KEY_TESTS, figure_text, key_figures)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_history, fleet_outliers
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import figure_text, key_figures
 
 SCHEMA = "blackwell.pytorch.fleet/1"
+DEFAULTS = {"outlier_ratio": 0.9, "drop_ratio": 0.9, "peak_floor": 0.5}
 SLOW_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown")
-CSS = ("body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 24px}"
-       "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:14px}"
-       ".fail{background:#fdd}.warn{background:#fff3cd}.pass{background:#dfd}h2{margin-top:28px}"
-       "svg text{font-size:12px;font-family:sans-serif}")
-
-
-def _esc(text):
-    """Text for HTML element content or a quoted attribute: & < > " and ' escaped."""
-    return _html.escape(str(text), quote=True)
-
-
 # ASCII punctuation that Markdown (CommonMark / GFM tables) gives a meaning inside a table cell:
 # each is escaped with a backslash, which CommonMark defines for every ASCII punctuation character.
 # An underscore between two letters or digits cannot open or close emphasis and stays as it is
@@ -54,30 +43,97 @@ def _stack(document):
 def host_entry(name, document):
     """One host of the fleet document (a host without a result is listed as missing)."""
     if not isinstance(document, dict) or "passed" not in document:
-        return {"host": name, "status": "missing", "passed": False, "written": None,
-                "message": "no verification result", "stack": {}, "figures": [], "failed_gates": []}
+        return {"host": name, "status": "missing", "passed": False, "written": None, "source": "none",
+                "message": "no verification result", "stack": {}, "figures": [], "measured": [], "failed_gates": [],
+                "flags": []}
     figures = key_figures(document)
     slow = sorted(set(reason for row in figures for reason in row["reasons"] if reason in SLOW_REASONS))
     return {"host": name, "status": "passed" if document["passed"] else "failed", "passed": document["passed"],
-            "written": document.get("written"),
+            "written": document.get("written"), "source": "this run", "measured": fleet_outliers.measured(document),
             "message": document.get("message"), "stack": _stack(document), "figures": figures,
             "slow_reasons": slow, "failed_gates": document.get("failed_gates") or [],
-            "results": document.get("results")}
+            "results": document.get("results"), "flags": []}
 
 
-def newest(documents):
-    """The newest `written` among the results ("" when none): the report's time and its directory's name.
-    Reporting the same results twice gives the same report."""
-    stamps = [doc.get("written") for doc in documents.values() if isinstance(doc, dict) and doc.get("written")]
-    return max(stamps) if stamps else ""
+def _entry(name, document, remembered, in_play):
+    """A host's entry: its result of this run (compared later with the one before), else its stored result
+    when it is not in this play, else missing (keeping what it had before as `last_result`)."""
+    entry = host_entry(name, document)
+    if entry["status"] != "missing":
+        entry["previous"] = fleet_history.previous_of(entry["written"], remembered)
+    elif remembered is not None and not in_play:
+        entry = fleet_history.stored(remembered)
+        entry["message"] = "not in this play: its stored result of %s" % remembered["written"]
+    elif remembered is not None:
+        entry["message"] = "no verification result in this run (last result %s)" % remembered["written"]
+        entry["last_result"] = dict((key, value) for key, value in remembered.items() if key != "flags")
+    elif not in_play:
+        entry["message"] = "not in this play and never verified"
+    return entry
 
 
-def fleet(documents):
-    """{schema, created, hosts (sorted by name), passed, failed} from {host: result document or None}."""
-    hosts = [host_entry(name, documents[name]) for name in sorted(documents)]
-    return {"schema": SCHEMA, "created": newest(documents), "hosts": hosts,
+def _settings(settings):
+    values = dict(DEFAULTS)
+    values.update((key, value) for key, value in (settings or {}).items() if value is not None)
+    for key, value in sorted(values.items()):
+        if key not in DEFAULTS:
+            raise ValueError("unknown setting %s (known: %s)" % (key, ", ".join(sorted(DEFAULTS))))
+        try:  # -e fleet_report_drop_ratio=0.8 arrives as text
+            number = float(value) if isinstance(value, str) else value
+        except ValueError:
+            number = None
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 < number <= 1:
+            raise ValueError("%s must be a number above 0 and at most 1, got %r" % (key, value))
+        values[key] = float(number)
+    return values
+
+
+def _previous_report(prior, problem, created):
+    """{created, problem} of the report compared with; the same report written again keeps what it said."""
+    if prior is None:
+        return {"created": None, "problem": problem}
+    if prior.get("created") == created and isinstance(prior.get("previous"), dict):
+        return prior["previous"]
+    return {"created": prior.get("created"), "problem": None}
+
+
+def fleet(documents, previous=None, play_hosts=None, settings=None):
+    """{schema, created, hosts (sorted by name), passed, failed, stale, missing, flagged, flags, settings,
+    previous} from {host: result document or None}, the previous report (fleet.json text or document) and
+    the hosts of this play (None: every host is in it). `settings`: outlier_ratio, drop_ratio, peak_floor."""
+    values = _settings(settings)
+    prior, problem = fleet_history.parse(previous)
+    remembered = fleet_history.memories(prior)
+    in_play = None if play_hosts is None else set(play_hosts)
+    hosts = [_entry(name, documents[name], remembered.get(name), in_play is None or name in in_play)
+             for name in sorted(documents)]
+    stamps = [h["written"] for h in hosts if h["source"] in ("this run", "stored") and isinstance(h["written"], str)]
+    created = max(stamps) if stamps else ""
+    for host in hosts:
+        if host["source"] == "stored":
+            host["age_seconds"] = fleet_history.age(created, host["written"])
+    flags = fleet_outliers.outlier_flags(hosts, values["outlier_ratio"], values["peak_floor"])
+    for host in hosts:
+        flags += fleet_history.drop_flags(host, values["drop_ratio"])
+    for item in flags:
+        item["detail"] = fleet_outliers.flag_text(item)
+    by_name = dict((host["host"], host) for host in hosts)
+    for item in sorted(flags, key=lambda f: (f["host"], str(f["gpu"]), f["test"], f["kind"])):
+        by_name[item["host"]]["flags"].append(item)
+    return {"schema": SCHEMA, "created": created, "hosts": hosts, "settings": values,
+            "previous": _previous_report(prior, problem, created),
             "passed": [h["host"] for h in hosts if h["passed"]],
-            "failed": [h["host"] for h in hosts if not h["passed"]]}
+            "failed": [h["host"] for h in hosts if not h["passed"]],
+            "stale": [h["host"] for h in hosts if h["source"] == "stored"],
+            "missing": [h["host"] for h in hosts if h["status"] == "missing"],
+            "flagged": [h["host"] for h in hosts if h["flags"]]}
+
+
+def verdict_text(host):
+    """"passed", "failed", "missing", or "passed (stored result, 3 d old)"."""
+    if host.get("source") == "stored":
+        return "%s (stored result, %s old)" % (host["status"], fleet_history.age_text(host.get("age_seconds")))
+    return host["status"]
 
 
 def require_fleet(report):
@@ -87,90 +143,43 @@ def require_fleet(report):
         raise ValueError("not a fleet report document (no %s): give the output of fleet_report_data" % ", ".join(missing))
 
 
+def summary_text(report):
+    """"Results up to <time>. Passed: 3, failed or missing: 1. ..." (history and flags where there are)."""
+    text = "Results up to %s. Passed: %d, failed or missing: %d." % (
+        report["created"] or "-", len(report["passed"]), len(report["failed"]))
+    if report.get("stale"):
+        text += " Not in this play, shown from their stored result: %d." % len(report["stale"])
+    settings = report.get("settings") or DEFAULTS
+    counts = (len(report.get("flagged") or []), settings["outlier_ratio"], settings["peak_floor"], settings["drop_ratio"])
+    text += (" Flagged: %d (a GPU figure below %.2f of its peers' median, below %.2f of its peak, or below %.2f"
+             " of its previous verification)." % counts)
+    problem = (report.get("previous") or {}).get("problem")
+    return text + (" " + problem + "." if problem else "")
+
+
 def markdown(report):
     require_fleet(report)
-    lines = ["# Fleet verification report", "", "Results up to %s. Passed: %d, failed or missing: %d." % (
-        report["created"], len(report["passed"]), len(report["failed"])), "",
-        "| host | verdict | driver | CUDA | torch | key figures | slowdowns |", "|---|---|---|---|---|---|---|"]
+    lines = ["# Fleet verification report", "", md_cell(summary_text(report)), "",
+             "| host | verdict | driver | CUDA | torch | key figures | slowdowns | flags |",
+             "|---|---|---|---|---|---|---|---|"]
     for host in report["hosts"]:
         stack = host["stack"]
         cells = [md_cell(cell) for cell in (
-            host["host"], host["status"], stack.get("driver") or "-",
+            host["host"], verdict_text(host), stack.get("driver") or "-",
             stack.get("cuda_toolkit") or "-", stack.get("torch") or "-")]
         cells.append("<br>".join(md_cell("GPU %s: %s" % ("cpu" if r["gpu"] is None else r["gpu"], figure_text(r)))
                                  for r in host["figures"]) or "-")
         cells.append(md_cell(", ".join(host.get("slow_reasons") or []) or "-"))
+        cells.append(md_cell(", ".join(sorted(set("%s %s" % (f["kind"], f["test"]) for f in host.get("flags") or [])))
+                             or "-"))
         lines.append("| %s |" % " | ".join(cells))
+    flagged = [host for host in report["hosts"] if host.get("flags")]
+    if flagged:
+        lines += ["", "## Flagged GPUs", ""]
+        lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(item["detail"]))
+                  for host in flagged for item in host["flags"]]
     failed = [host for host in report["hosts"] if not host["passed"]]
     if failed:
         lines += ["", "## Failures", ""]
         lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(host["message"])) for host in failed]
     return "\n".join(lines) + "\n"
-
-
-def _bar_rows(report, test):
-    rows = []
-    for host in report["hosts"]:
-        for row in host["figures"]:
-            if row["test"] == test:
-                rows.append((host, row))
-    return rows
-
-
-def svg_chart(report, test):
-    """Inline SVG: one bar per host/GPU, its length the fraction of peak (or value / best value)."""
-    rows = _bar_rows(report, test)
-    if not rows:
-        return ""
-    use_peak = all(row["fraction_of_peak"] is not None for host, row in rows)
-    best = max([row["value"] or 0 for host, row in rows] + [1e-12])
-    height, label_w, bar_w = 26, 330, 420
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
-             % (label_w + bar_w + 520, height * len(rows) + 24, _esc(test))]
-    for position, (host, row) in enumerate(rows):
-        y = position * height + 4
-        share = row["fraction_of_peak"] if use_peak else (row["value"] or 0) / best
-        share = max(0.0, min(1.0, share or 0.0))
-        color = "#c0392b" if not host["passed"] else "#e67e22" if (set(row["reasons"]) & set(SLOW_REASONS)) \
-            else "#2e86c1"
-        label = "%s GPU %s" % (host["host"], "cpu" if row["gpu"] is None else row["gpu"])
-        parts.append('<text x="0" y="%d">%s</text>' % (y + 15, _esc(label)))
-        parts.append('<rect x="%d" y="%d" width="%d" height="18" fill="#eee"/>' % (label_w, y, bar_w))
-        parts.append('<rect x="%d" y="%d" width="%.1f" height="18" fill="%s"/>' % (label_w, y, bar_w * share, color))
-        parts.append('<text x="%d" y="%d">%s</text>' % (label_w + bar_w + 6, y + 15, _esc(figure_text(row))))
-    axis = "fraction of peak (bar end = 1.0)" if use_peak else "relative to the best host"
-    parts.append('<text x="%d" y="%d">%s</text></svg>' % (label_w, height * len(rows) + 18, axis))
-    return "".join(parts)
-
-
-def _host_row(host):
-    cls = "pass" if host["passed"] else "fail"
-    if host["passed"] and host.get("slow_reasons"):
-        cls = "warn"
-    stack = host["stack"]
-    cells = [host["host"], host["status"], stack.get("driver") or "-",
-             stack.get("cuda_toolkit") or "-", "%s (CUDA %s)" % (stack.get("torch") or "-", stack.get("torch_cuda") or "-"),
-             stack.get("packages") or "-", ", ".join(host.get("slow_reasons") or []) or "-", host["written"] or "-"]
-    return '<tr class="%s">%s</tr>' % (cls, "".join("<td>%s</td>" % _esc(cell) for cell in cells))
-
-
-def html(report):
-    require_fleet(report)
-    hosts = report["hosts"]
-    tests = [test for test in KEY_TESTS + ("gemm_fp32",) if any(_bar_rows(report, test))]
-    body = ["<h1>Fleet verification report</h1>",
-            "<p>Results up to %s. <b>%d passed</b>, <b>%d failed or missing</b>.</p>" % (
-                _esc(report["created"]), len(report["passed"]), len(report["failed"])),
-            "<table><tr><th>host</th><th>verdict</th><th>driver</th><th>CUDA toolkit</th><th>torch</th>"
-            "<th>packages</th><th>slowdowns</th><th>written</th></tr>"]
-    body += [_host_row(host) for host in hosts]
-    body.append("</table>")
-    for test in tests:
-        body.append('<h2 id="%s">%s</h2>%s' % (_esc(test), _esc(test), svg_chart(report, test)))
-    failed = [host for host in hosts if not host["passed"]]
-    if failed:
-        body.append("<h2>Failures</h2><ul>")
-        body += ['<li class="fail"><b>%s</b>: %s</li>' % (_esc(h["host"]), _esc(h["message"])) for h in failed]
-        body.append("</ul>")
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Fleet verification report</title>'
-            "<style>%s</style></head><body>%s</body></html>\n" % (CSS, "\n".join(body)))

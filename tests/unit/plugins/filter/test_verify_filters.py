@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from fleet_results import result, scaled
 from verify_results import h100_result, hot_result
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_html, fleet_report, report
 from shells import assert_each_argument_matters
 
 F = FilterModule().filters()
@@ -31,7 +34,26 @@ def test_fleet_filters_are_shells():
                                         {"documents": {"ws-h100-01": h100_result()}})
     assert data == fleet_report.fleet(documents) and data["failed"] == ["gone", "ws-pro6000-02"]
     other = fleet_report.fleet({"ws-h100-01": h100_result()})
-    for name, function in (("fleet_report_markdown", fleet_report.markdown), ("fleet_report_html", fleet_report.html)):
+    # the history, the play's hosts and each threshold reach the function
+    slow = scaled(result("ws-b", "NVIDIA L40S"), "memcpy", 0.8)
+    now = {"ws-a": result("ws-a", "NVIDIA L40S"), "ws-b": slow, "ws-c": None}
+    before = json.dumps(fleet_report.fleet({"ws-b": result("ws-b", "NVIDIA L40S", "2026-11-20T08:00:00Z"),
+                                            "ws-c": result("ws-c", "NVIDIA L40S", "2026-11-20T08:00:00Z")}))
+    base = {"documents": now, "previous": before, "play_hosts": ["ws-a", "ws-b"], "outlier_ratio": 0.9,
+            "drop_ratio": 0.9, "peak_floor": 0.5}
+    shelled = assert_each_argument_matters(F["fleet_report_data"], base, {
+        "previous": None, "play_hosts": None, "outlier_ratio": 0.7, "drop_ratio": 0.7, "peak_floor": 0.9})
+    assert shelled == fleet_report.fleet(now, before, ["ws-a", "ws-b"], {})
+    assert shelled["stale"] == ["ws-c"] and F["fleet_report_data"](now, json.loads(before), ["ws-a"]) == \
+        fleet_report.fleet(now, before, ["ws-a"])
+    with pytest.raises(AnsibleFilterError, match="^fleet_report_data: play_hosts must be a list, got str"):
+        F["fleet_report_data"](now, before, "ws-a")
+    with pytest.raises(AnsibleFilterError, match="^fleet_report_data: previous must be the previous fleet.json"):
+        F["fleet_report_data"](now, ["x"])
+    with pytest.raises(AnsibleFilterError, match="^fleet_report_data: drop_ratio must be a number above 0 and at "
+                                                 "most 1, got 2"):
+        F["fleet_report_data"](now, drop_ratio=2)
+    for name, function in (("fleet_report_markdown", fleet_report.markdown), ("fleet_report_html", fleet_html.html)):
         assert assert_each_argument_matters(F[name], {"report": data}, {"report": other}) == function(data)
 
 

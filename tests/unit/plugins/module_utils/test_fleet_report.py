@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from verify_results import cpu_result, h100_result, hot_result
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_html, fleet_report
 
 
 def report():
@@ -42,7 +42,7 @@ def test_markdown_has_a_row_per_host_and_the_failures():
 
 
 def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
-    page = fleet_report.html(report())
+    page = fleet_html.html(report())
     assert page.startswith("<!DOCTYPE html>") and "</html>" in page
     assert not re.search(r'(src|href)=|@import|url\(', page)  # no external asset
     assert page.count("<svg") == 3  # gemm_bf16, memcpy, sustained
@@ -54,15 +54,15 @@ def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
 
 
 def test_cpu_hosts_are_drawn_relative_to_the_best_host():
-    page = fleet_report.html(fleet_report.fleet({"bw-verify-a": cpu_result("bw-verify-a"),
-                                                 "bw-verify-b": cpu_result("bw-verify-b")}))
+    page = fleet_html.html(fleet_report.fleet({"bw-verify-a": cpu_result("bw-verify-a"),
+                                               "bw-verify-b": cpu_result("bw-verify-b")}))
     chart = page.split('<h2 id="gemm_fp32">')[1]
     assert "bw-verify-a GPU cpu" in chart and "bw-verify-b GPU cpu" in chart and "relative to the best host" in chart
     assert "&lt;" not in fleet_report.markdown(fleet_report.fleet({"h<1>": cpu_result("x")}))
 
 
 def test_renderers_refuse_what_is_not_a_fleet_document():
-    for render in (fleet_report.markdown, fleet_report.html):
+    for render in (fleet_report.markdown, fleet_html.html):
         with pytest.raises(ValueError, match="not a fleet report document .no created, hosts, failed."):
             render(h100_result())
         with pytest.raises(ValueError, match="no created, hosts, passed, failed"):
@@ -118,7 +118,7 @@ def _parse(page):
 
 
 def test_html_report_escapes_hostile_host_names_and_messages():
-    page = fleet_report.html(hostile_report())
+    page = fleet_html.html(hostile_report())
     seen = _parse(page)
     assert "script" not in seen.tags and "img" not in seen.tags and "onerror" not in seen.attrs
     assert "<script>" not in page and "'x'" not in page  # both quote kinds escaped
@@ -134,9 +134,9 @@ def test_markdown_report_keeps_one_cell_per_column_with_hostile_host_names_and_m
     assert "script" not in seen.tags and "img" not in seen.tags and "a" not in seen.tags
     assert "em" not in seen.tags and "code" not in seen.tags
     header, *rows = seen.rows
-    assert len(header) == 7 and all(len(row) == 7 for row in rows) and len(rows) == 2
+    assert len(header) == 8 and all(len(row) == 8 for row in rows) and len(rows) == 2
     assert sorted(row[0] for row in rows) == sorted([HOSTILE_HOST, "ws-h100-01"])
-    failure = [item for item in seen.items if item.startswith(HOSTILE_HOST)]
+    failure = [item for item in seen.items if item.startswith(HOSTILE_HOST) and "gate" in item]
     assert failure == [HOSTILE_HOST + ": " + HOSTILE_MESSAGE.replace("\n", " ")]
 
 
@@ -145,3 +145,47 @@ def test_markdown_cell_renders_back_to_its_text(text):
     rendered = MarkdownIt("commonmark").enable("table").render("| h |\n|---|\n| %s |\n" % fleet_report.md_cell(text))
     rows = _parse(rendered).rows
     assert rows[1] == [" ".join(text.splitlines())]
+
+
+def mixed_report(count=8):
+    from fleet_results import mixed_fleet
+    documents, earlier, play = mixed_fleet(count)
+    previous = json.dumps(fleet_report.fleet(earlier))
+    return fleet_report.fleet(documents, previous=previous, play_hosts=play)
+
+
+def test_the_mixed_fleet_has_each_kind_of_host():
+    report = mixed_report()
+    assert report["flagged"] == ["ws-001", "ws-002"] and report["stale"] == ["ws-003"]
+    assert report["failed"] == ["ws-004", "ws-new"] and report["missing"] == ["ws-new"]
+
+
+def test_markdown_carries_the_flags_and_the_stored_results():
+    text = fleet_report.markdown(mixed_report())
+    assert "Flagged: 2 (a GPU figure below 0.90 of its peers' median, below 0.50 of its peak, or below 0.90 of " \
+           "its previous verification)" in text.replace("\\", "")
+    assert "Not in this play, shown from their stored result: 1." in text
+    assert "## Flagged GPUs" in text and "| ws-003 | passed \\(stored result, 2 d old\\) |" in text
+    flagged = text.split("## Flagged GPUs")[1].split("## Failures")[0]
+    assert "- **ws-001**: GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 " in flagged
+    assert "clock events: hw_thermal_slowdown, sw_power_cap" in flagged
+    assert "- **ws-002**: GPU 0 NVIDIA L40S: memcpy dropped since 2026-11-20: " in flagged
+    rows = _parse(MarkdownIt("commonmark").enable("table").render(text)).rows
+    assert [row[7] for row in rows if row[0] in ("ws-001", "ws-002")] == ["peers gemm_bf16", "dropped memcpy"]
+
+
+def test_html_carries_the_flags_and_the_stored_results():
+    page = fleet_html.html(mixed_report())
+    seen = _parse(page)
+    flag_rows = [row for row in seen.rows if len(row) == 7 and row[0] != "host"]
+    assert [row[:4] for row in flag_rows] == [["ws-001", "0", "NVIDIA H100 80GB HBM3", "peers"],
+                                              ["ws-002", "0", "NVIDIA L40S", "dropped"]]
+    assert flag_rows[0][5] == "hw_thermal_slowdown, sw_power_cap" and "SM 1400 MHz" in flag_rows[0][6]
+    assert "sustained SM 1900 MHz" in flag_rows[0][6]
+    assert page.count('<tr class="pass stale">') == 1 and page.count('<tr class="flag">') == 2 + 2
+    assert "passed (stored result, 2 d old)" in [row[1] for row in seen.rows if row and row[0] == "ws-003"]
+    gemm = page.split('<h2 id="gemm_bf16">')[1].split("</svg>")[0]
+    assert 'fill="#8e44ad"' in gemm and "FLAGGED (peers): gemm_bf16 " in gemm and "ws-003 GPU 0 (stored)" in gemm
+    assert 'width="2" height="22" fill="#222"' in gemm  # the tick at the median of the model
+    assert not re.search(r'(src|href)=|@import|url\(', page)
+    assert "<p>No GPU flagged.</p>" in fleet_html.html(fleet_report.fleet({"ws-h100-01": h100_result()}))

@@ -1,0 +1,97 @@
+"""Verification results of a mixed fleet for the fleet report tests: RTX 5090, RTX PRO 6000, H100
+and L40S workstations with the figures torch_benchmark writes (gemm_bf16, memcpy, h2d, d2h,
+sustained), each near what that GPU measures, with a small per-host spread."""
+from __future__ import annotations
+
+import copy
+
+# model -> (bf16 peak TFLOP/s, memory peak GB/s, PCIe peak GB/s)
+MODELS = {
+    "NVIDIA GeForce RTX 5090": (209.5, 1792.0, 63.0),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": (503.8, 1792.0, 63.0),
+    "NVIDIA H100 80GB HBM3": (989.0, 3352.0, 63.0),
+    "NVIDIA L40S": (362.0, 864.0, 31.5),
+}
+# test -> (peak index, typical fraction of peak, unit)
+TESTS = {"gemm_bf16": (0, 0.80, "TFLOP/s"), "memcpy": (1, 0.87, "GB/s"), "h2d": (2, 0.84, "GB/s"),
+         "d2h": (2, 0.83, "GB/s"), "sustained": (0, 0.72, "TFLOP/s")}
+
+
+def figure(test, value, unit, peak, reasons=(), sm=1900.0, ratio=None):
+    fig = {"test": test, "size": "mib=1024", "unit": unit, "status": "ok", "value": value, "peak": peak,
+           "peak_source": "table", "fraction_of_peak": round(value / peak, 4),
+           "telemetry": {"samples": 12, "reasons": list(reasons), "reasons_mask": 0,
+                         "sm_clock_mhz": {"min": sm, "median": sm, "max": sm}}}
+    if ratio is not None:
+        fig["sustained"] = {"first_rate": round(value / ratio, 1), "last_rate": value, "ratio": ratio}
+    return fig
+
+
+def spread(host, test):
+    """A stable spread of +-2 % per host and test (the same host gives the same figures)."""
+    return 1.0 + ((sum(map(ord, host + test)) % 9) - 4) / 200.0
+
+
+def result(host, model, written="2026-11-23T03:40:00Z", gpus=1, scale=None, reasons=None, sm=None):
+    """A passed verification result; `scale` {test: factor} slows (or speeds) figures of every GPU,
+    `reasons` {test: [clock event reasons]} and `sm` {test: SM clock} set their telemetry."""
+    scale, reasons, sm = scale or {}, reasons or {}, sm or {}
+    devices = []
+    for index in range(gpus):
+        figures = {}
+        for test, (which, fraction, unit) in TESTS.items():
+            peak = MODELS[model][which]
+            value = round(peak * fraction * spread(host, test) * scale.get(test, 1.0), 2)
+            seen = reasons.get(test, ["sw_power_cap"] if unit == "TFLOP/s" else [])
+            figures[test] = figure(test, value, unit, peak, seen, sm.get(test, 1900.0),
+                                   ratio=0.9 if test == "sustained" else None)
+        devices.append({"index": index, "name": model, "uuid": "GPU-%s-%d" % (host, index), "figures": figures})
+    return {"schema": "blackwell.pytorch.verify/1", "host": host, "passed": True, "message": "all gates passed",
+            "written": written, "results": "/var/lib/blackwell-pytorch/verify.json",
+            "fingerprint": {"driver_version": "580.159.04", "cuda_toolkit": "13.0.2",
+                            "torch": {"version": "2.11.0+cu130", "cuda": "13.0"}, "packages": ["torch==2.11.0+cu130"],
+                            "collection_version": "0.4.0"},
+            "failed_gates": [], "benchmark": {"devices": devices}}
+
+
+def fleet_of(count, written="2026-11-23T03:40:00Z"):
+    """{host: result} of `count` hosts, the four models in turn (ws-000 ... )."""
+    names = sorted(MODELS)
+    return dict(("ws-%03d" % number, result("ws-%03d" % number, names[number % len(names)], written))
+                for number in range(count))
+
+
+def model_of(document):
+    return document["benchmark"]["devices"][0]["name"]
+
+
+def scaled(document, test, factor, reasons=None, sm=None):
+    """A copy of the result with `test` of every GPU times `factor` (and its reasons / SM clock)."""
+    document = copy.deepcopy(document)
+    for device in document["benchmark"]["devices"]:
+        fig = device["figures"][test]
+        fig["value"] = round(fig["value"] * factor, 2)
+        fig["fraction_of_peak"] = round(fig["value"] / fig["peak"], 4)
+        if reasons is not None:
+            fig["telemetry"]["reasons"] = list(reasons)
+        if sm is not None:
+            fig["telemetry"]["sm_clock_mhz"] = {"min": sm, "median": sm, "max": sm}
+    return document
+
+
+def mixed_fleet(count, before="2026-11-20T08:00:00Z", now="2026-11-23T03:40:00Z"):
+    """(documents, previous fleet.json document's inputs, play hosts) of `count` hosts with one silently slow
+    GPU (ws-001, slow then and now), one that dropped since its last verification (ws-002), one not in this
+    play (ws-003, shown from its stored result), one that failed (ws-004) and one never verified (ws-new)."""
+    earlier = fleet_of(count, before)
+    earlier["ws-001"] = scaled(earlier["ws-001"], "gemm_bf16", 0.75, ["sw_power_cap", "hw_thermal_slowdown"], 1400)
+    current = fleet_of(count, now)
+    current["ws-001"] = scaled(current["ws-001"], "gemm_bf16", 0.75, ["sw_power_cap", "hw_thermal_slowdown"], 1400)
+    earlier["ws-002"] = scaled(earlier["ws-002"], "memcpy", 1.15)  # among its peers now, but below its own past
+    current["ws-002"] = scaled(current["ws-002"], "memcpy", 0.95, [], 1500)
+    current["ws-004"] = dict(current["ws-004"], passed=False, failed_gates=[{"test": "sustained", "gate": "min_tflops"}],
+                             message="1 benchmark gate(s) failed on ws-004: sustained on GPU 0: min_tflops")
+    play = sorted(name for name in current if name != "ws-003")
+    current["ws-003"] = None
+    current["ws-new"] = None
+    return current, earlier, play

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fleet_results import MODELS, fleet_of, model_of, result, scaled
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_outliers, fleet_report
+
+H100, L40S, PRO6000, RTX5090 = ("NVIDIA H100 80GB HBM3", "NVIDIA L40S",
+                                "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "NVIDIA GeForce RTX 5090")
+
+
+def flags_of(report):
+    return [(f["host"], f["gpu"], f["test"], f["kind"]) for host in report["hosts"] for f in host["flags"]]
+
+
+def test_measured_keeps_every_gpu_figure_of_the_result():
+    rows = fleet_outliers.measured(result("ws-1", H100, gpus=2))
+    assert [(row["gpu"], row["test"]) for row in rows] == [
+        (gpu, test) for gpu in (0, 1) for test in ("d2h", "gemm_bf16", "h2d", "memcpy", "sustained")]
+    assert all(row["name"] == H100 and row["value"] > 0 and row["fraction_of_peak"] for row in rows)
+    assert fleet_outliers.measured(None) == [] and fleet_outliers.measured({"benchmark": {"devices": [
+        {"index": 0, "figures": {"gemm_bf16": {"value": None, "status": "failed"}}}]}}) == []
+
+
+def test_median_of_odd_and_even_counts():
+    assert fleet_outliers.median([3, 1, 2]) == 2 and fleet_outliers.median([4, 1, 2, 3]) == 2.5
+
+
+def test_one_host_of_a_model_is_compared_with_its_peak_only():
+    healthy = fleet_report.fleet({"ws-l40s": result("ws-l40s", L40S)})
+    assert flags_of(healthy) == [] and healthy["flagged"] == []
+    sick = fleet_report.fleet({"ws-l40s": scaled(result("ws-l40s", L40S), "memcpy", 0.5, ["hw_slowdown"], 1200)})
+    assert flags_of(sick) == [("ws-l40s", 0, "memcpy", "peak")]
+    item = sick["hosts"][0]["flags"][0]
+    assert item["reference"] is None and item["fraction_of_peak"] < 0.5
+    assert "is 0.43 of the GPU's peak (below 0.50)" in item["text"]
+    assert item["reasons"] == ["hw_slowdown"] and item["sm_clock_mhz"] == 1200
+    assert item["detail"].startswith("GPU 0 NVIDIA L40S: memcpy ") and "clock events: hw_slowdown" in item["detail"]
+
+
+def test_two_hosts_of_a_model_flag_the_slow_one_against_the_other():
+    slow = scaled(result("ws-b", RTX5090), "gemm_bf16", 0.8, ["sw_power_cap", "hw_thermal_slowdown"], 1450)
+    slow = scaled(slow, "sustained", 0.8, ["hw_thermal_slowdown"], 1300)
+    report = fleet_report.fleet({"ws-a": result("ws-a", RTX5090), "ws-b": slow})
+    assert flags_of(report) == [("ws-b", 0, "gemm_bf16", "peers"), ("ws-b", 0, "sustained", "peers")]
+    assert report["flagged"] == ["ws-b"] and report["passed"] == ["ws-a", "ws-b"]
+    gemm = report["hosts"][1]["flags"][0]
+    other = report["hosts"][0]["measured"]
+    assert gemm["reference"] == [row["value"] for row in other if row["test"] == "gemm_bf16"][0]
+    assert 0.75 < gemm["ratio"] < 0.85 and gemm["model"] == RTX5090
+    # the figure's own clock events and clock, and the GPU's sustained clock and ratio
+    assert gemm["reasons"] == ["sw_power_cap", "hw_thermal_slowdown"] and gemm["sm_clock_mhz"] == 1450
+    assert gemm["sustained"] == {"sm_clock_mhz": 1300, "ratio": 0.9, "reasons": ["hw_thermal_slowdown"]}
+    assert "of the median of 1 NVIDIA GeForce RTX 5090 on other hosts" in gemm["text"]
+    assert "sustained SM 1300 MHz" in gemm["detail"]
+
+
+def test_a_model_on_one_host_is_not_compared_with_other_models():
+    report = fleet_report.fleet({"ws-h100": result("ws-h100", H100), "ws-l40s": result("ws-l40s", L40S)})
+    assert flags_of(report) == []  # an L40S is far below an H100, and that is not a flag
+
+
+def test_the_outlier_ratio_decides():
+    slow = scaled(result("ws-b", H100), "memcpy", 0.93)
+    documents = {"ws-a": result("ws-a", H100), "ws-b": slow, "ws-c": result("ws-c", H100)}
+    assert flags_of(fleet_report.fleet(documents)) == []
+    strict = fleet_report.fleet(documents, settings={"outlier_ratio": 0.97})
+    assert flags_of(strict) == [("ws-b", 0, "memcpy", "peers")] and strict["settings"]["outlier_ratio"] == 0.97
+
+
+def test_64_mixed_hosts_flag_only_the_slow_gpu():
+    documents = fleet_of(64)
+    assert sorted(set(model_of(doc) for doc in documents.values())) == sorted(MODELS)
+    healthy = fleet_report.fleet(documents)
+    assert flags_of(healthy) == [] and len(healthy["passed"]) == 64
+    documents["ws-013"] = scaled(documents["ws-013"], "gemm_bf16", 0.7, ["hw_thermal_slowdown"], 1200)
+    report = fleet_report.fleet(documents)
+    assert flags_of(report) == [("ws-013", 0, "gemm_bf16", "peers")]
+    item = report["hosts"][13]["flags"][0]
+    assert "of the median of 15 %s on other hosts" % model_of(documents["ws-013"]) in item["text"]
+    assert item["reasons"] == ["hw_thermal_slowdown"] and item["sm_clock_mhz"] == 1200
+    json.dumps(report)
+
+
+def test_a_gpu_of_a_multi_gpu_host_is_flagged_alone():
+    four = result("ws-4x", H100, gpus=4)
+    four["benchmark"]["devices"][2]["figures"]["h2d"]["value"] = 30.0  # a GPU on a x8 link
+    documents = {"ws-4x": four, "ws-1": result("ws-1", H100), "ws-2": result("ws-2", H100)}
+    assert flags_of(fleet_report.fleet(documents)) == [("ws-4x", 2, "h2d", "peers")]
+
+
+def test_cpu_mode_figures_are_not_compared():
+    from verify_results import cpu_result
+    slow = cpu_result("b")
+    slow["benchmark"]["devices"][0]["figures"]["gemm_fp32"]["value"] = 0.001
+    assert flags_of(fleet_report.fleet({"a": cpu_result("a"), "b": slow})) == []
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"outlier_ratio": 0}, "outlier_ratio must be a number above 0 and at most 1, got 0"),
+    ({"drop_ratio": 1.5}, "drop_ratio must be a number above 0 and at most 1, got 1.5"),
+    ({"peak_floor": "abc"}, "peak_floor must be a number above 0 and at most 1, got 'abc'"),
+    ({"peak_floor": True}, "peak_floor must be a number above 0 and at most 1, got True"),
+    ({"ratio": 0.5}, "unknown setting ratio"),
+])
+def test_settings_are_fractions(settings, message):
+    with pytest.raises(ValueError, match="^" + message.replace("(", r"\(")):
+        fleet_report.fleet({}, settings=settings)
+    assert fleet_report.fleet({}, settings={"drop_ratio": "0.8"})["settings"]["drop_ratio"] == 0.8
