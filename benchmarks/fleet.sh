@@ -26,7 +26,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 py=${BENCH_PYTHON:-$(command -v python3)}
-export ANSIBLE_CALLBACK_PLUGINS="$PWD/benchmarks/callback_plugins" ANSIBLE_CALLBACKS_ENABLED=task_counts
+export ANSIBLE_CALLBACK_PLUGINS="$PWD/benchmarks/callback_plugins" ANSIBLE_CALLBACKS_ENABLED=task_counts,task_times
 export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_HOST_KEY_CHECKING=false
 
 inventory() {  # inventory of $1 hosts, all this machine
@@ -96,3 +96,5 @@ for n in $sizes; do
   fi
 done
 grep -h '^TASK COUNTS' "$work/converged-${sizes##* }.log" || true
+echo "converged on one host, where the time goes (task_times):"
+sed -n '/^TASK TIMES/,$p' "$work/converged-${sizes%% *}.log" | head -n 14

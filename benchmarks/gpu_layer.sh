@@ -5,7 +5,7 @@
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet]
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [module_cost]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +30,12 @@ for part in "${parts[@]}"; do
       root=$(mktemp -d)
       bash benchmarks/fleet.sh -n "${FLEET_SIZES:-1 8 32}" -- \
         -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" ;;
+    module_cost)
+      echo "=== site.yml converged on this host: each collection module's time and profile ==="
+      root=$(mktemp -d)
+      args=(-e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh")
+      ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" "${args[@]}" >/dev/null
+      bash benchmarks/module_cost.sh -- "${args[@]}" ;;
     task_cost)
       echo "=== what one task costs here ==="
       bash benchmarks/task_cost.sh ;;

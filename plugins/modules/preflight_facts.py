@@ -142,7 +142,7 @@ kernel_headers:
     release: {description: Kernel release., type: str, sample: 6.8.0-48-generic}
     installed: {description: "Whether /lib/modules/<release>/build is a directory.", type: bool}
     package: {description: "Package that ships them ('' for an unknown OS family).", type: str, sample: linux-headers-6.8.0-48-generic}
-    installable: {description: "V(true) / V(false) from the package cache, or V(unknown).", type: raw}
+    installable: {description: "V(true) / V(false) from the package cache, or V(unknown) (also when the headers are installed: the cache is not asked then).", type: raw}
 disk:
   description: One entry per disk check, as M(blackwell.pytorch.disk_space_info) returns them.
   returned: always
@@ -321,7 +321,10 @@ def main():
     driver["python"] = sys.executable
     secure_boot = read_secure_boot(run_mokutil(module.get_bin_path, module.run_command), FIRMWARE_DIR)
     package = headers_package(os_family, kernel)
-    query = query_package_manager(module, headers_query(os_family, package))
+    # The package manager is asked (a quarter of a second) only when the headers are missing: that is
+    # the only case where whether they can be had decides anything.
+    installed = bool(kernel) and os.path.isdir(os.path.join(MODULES_ROOT, kernel, "build"))
+    query = None if installed else query_package_manager(module, headers_query(os_family, package))
     try:
         disk = [space_report(check["path"], check["min_free_gib"]) for check in params["disk_checks"]]
     except (ValueError, OSError) as err:

@@ -74,11 +74,12 @@ def published(os_facts, supported_os, gpus, driver, require_gpu, secure_boot, he
 def summary(preflight):
     """The role's one report line."""
     p = preflight
-    return ("%s; %d NVIDIA GPU(s) %s; driver %s (%s); Secure Boot %s; headers %s (installable: %s); nouveau %s; "
+    return ("%s; %d NVIDIA GPU(s) %s; driver %s (%s); Secure Boot %s; headers %s; nouveau %s; "
             "connection %s" % (
                 p["os"]["label"], p["gpus"]["count"], " ".join(str(s) for s in p["gpus"]["sm"]),
                 p["driver"]["version"] or "none", p["driver"]["kernel_module_flavor"],
                 p["secure_boot"].get("state"),
-                "installed" if p["kernel"]["headers_installed"] else "missing", p["kernel"]["headers_installable"],
+                "installed" if p["kernel"]["headers_installed"]
+                else "missing (installable: %s)" % p["kernel"]["headers_installable"],
                 "loaded" if p["nouveau_loaded"] else "not loaded",
                 "local" if p["connection"]["local"] else p["connection"]["type"]))
