@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where a converged run's module calls spend their time: runs PLAYBOOK once more on this machine
 # (local connection) keeping the modules' payloads (ANSIBLE_KEEP_REMOTE_FILES), then runs each
-# collection module's payload again by itself: its wall time (median of 3), and the functions with the
-# most cumulative time in one profiled run (cProfile of the exploded payload).
+# collection module's payload again by itself: its wall time (median of 3), that is the module's own
+# cost (interpreter start, imports, its reads and commands) without Ansible's share of the task.
 #
 #   bash benchmarks/module_cost.sh [-p PLAYBOOK] [-- ansible-playbook arguments]
 #
@@ -36,10 +36,4 @@ for payload in $(find "$work/remote" -name 'AnsiballZ_*.py' | sort); do
   done
   median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
   printf '%-34s %8s\n' "$name" "$(awk -v m="$median" 'BEGIN { printf "%.3f", m / 1000 }')"
-  "$py" "$payload" explode >/dev/null 2>&1 || true  # into debug_dir beside the payload
-  if [ -d "$(dirname "$payload")/debug_dir" ]; then
-    "$py" -m cProfile -s cumtime "$payload" execute 2>/dev/null \
-      | awk '/ncalls/ {on=1; n=0; next} on && NF >= 6 && n < 14 {print "    " $0; n++}' \
-      | grep -v -E "builtins.exec|runpy|AnsiballZ|<module>" | head -n 8 || true
-  fi
 done
