@@ -55,7 +55,7 @@ options:
   distribution:
     description:
       - C(ansible_facts.distribution), C(distribution_version) and C(distribution_major_version) name the system in
-        RV(preflight.os); default, with O(gather_minimal), the facts just collected.
+        RV(preflight) (C(os)); default, with O(gather_minimal), the facts just collected.
     type: str
     default: ''
   distribution_version:
@@ -91,7 +91,7 @@ options:
     type: str
     default: ssh
   controller_machine_id:
-    description: The controller's C(/etc/machine-id); a host with the same id is the controller (RV(preflight.connection.local)).
+    description: The controller's C(/etc/machine-id); a host with the same id is the controller (RV(preflight) (C(connection.local))).
     type: str
     default: ''
   disk_checks:
