@@ -142,7 +142,9 @@ kernel_headers:
     release: {description: Kernel release., type: str, sample: 6.8.0-48-generic}
     installed: {description: "Whether /lib/modules/<release>/build is a directory.", type: bool}
     package: {description: "Package that ships them ('' for an unknown OS family).", type: str, sample: linux-headers-6.8.0-48-generic}
-    installable: {description: "V(true) / V(false) from the package cache, or V(unknown) (also when the headers are installed: the cache is not asked then).", type: raw}
+    installable:
+      description: "V(true) / V(false) from the package cache, or V(unknown) (also when the headers are installed: the cache is not asked then)."
+      type: raw
 disk:
   description: One entry per disk check, as M(blackwell.pytorch.disk_space_info) returns them.
   returned: always
@@ -189,7 +191,9 @@ summary:
   description: One line about the host (system, GPUs, driver, Secure Boot, headers, nouveau, connection).
   returned: always
   type: str
-  sample: "Ubuntu 24.04; 1 NVIDIA GPU(s) sm_120; driver 580.95.05 (open); Secure Boot disabled; headers installed (installable: true); nouveau not loaded; connection ssh"
+  sample: >-
+    Ubuntu 24.04; 1 NVIDIA GPU(s) sm_120; driver 580.95.05 (open); Secure Boot disabled; headers installed;
+    nouveau not loaded; connection ssh
 python:
   description: The interpreter the module ran with.
   returned: always
@@ -344,8 +348,9 @@ def main():
     python = {"executable": sys.executable, "pynvml": pynvml is not None}
     connection = {"type": params["connection"], "local": decide.connection_is_local(
         params["connection"], params["controller_machine_id"], read_machine_id(MACHINE_ID))}
-    preflight = decide.published(os_facts, params["supported_os"] or [decide.os_label(
-        os_facts["distribution"], os_facts["version"], os_facts["major_version"])], gpus, driver, params["require_gpu"], secure_boot,
+    supported_or_this = params["supported_os"] or [decide.os_label(
+        os_facts["distribution"], os_facts["version"], os_facts["major_version"])]
+    preflight = decide.published(os_facts, supported_or_this, gpus, driver, params["require_gpu"], secure_boot,
                                  headers, disk, nouveau, python, user, connection)
     label = preflight["os"]["label"]
     supported = params["supported_os"]

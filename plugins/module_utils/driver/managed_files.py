@@ -56,4 +56,3 @@ def uu_blacklist(names):
     lines += ['    "^%s$";' % name.replace(".", "\\.").replace("+", "\\+") for name in names]
     lines.append("};")
     return "\n".join(lines) + "\n"
-

@@ -252,8 +252,8 @@ def test_the_user_is_the_effective_one_and_root_runs_every_stage(host, run_modul
         assert result["refusals"][0].startswith("the driver, toolkit and pytorch stages change the host and need root")
 
 
-def test_the_published_fact_the_refusals_and_the_report_come_from_the_one_call(host, run_module, tmp_path,
-                                                                              monkeypatch):
+def test_the_published_fact_the_refusals_and_the_report_come_from_the_one_call(
+        host, run_module, tmp_path, monkeypatch):
     machine_id = tmp_path / "machine-id"
     machine_id.write_text("abc123\n")
     monkeypatch.setattr(preflight_facts, "MACHINE_ID", str(machine_id))
