@@ -63,13 +63,18 @@ def _rows(entry):
     return [row for row in rows if isinstance(row, dict) and isinstance(row.get("value"), (int, float))]
 
 
+# what a drop needs of each figure of the verification before (the rest stays in its own report)
+PREVIOUS_KEYS = ("gpu", "uuid", "test", "value", "unit")
+
+
 def previous_of(written, remembered):
     """{written, measured} of the verification before the one written at `written`: the remembered
     result when older; its own `previous` when it is this very result (the same report again)."""
     if remembered is None or not written:
         return None
     if remembered["written"] < written:
-        return {"written": remembered["written"], "measured": [dict(row) for row in _rows(remembered)]}
+        return {"written": remembered["written"], "measured": [dict((key, row.get(key)) for key in PREVIOUS_KEYS)
+                                                               for row in _rows(remembered)]}
     if remembered["written"] == written:
         return remembered.get("previous")
     return None

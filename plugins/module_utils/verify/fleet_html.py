@@ -26,7 +26,8 @@ CSS = ("body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse
        "svg text{font-size:12px;font-family:sans-serif}")
 COLORS = {"failed": "#c0392b", "flagged": "#8e44ad", "slowed": "#e67e22", "ok": "#2e86c1"}
 LEGEND = ("Bar colours: red, the host failed; purple, the figure is flagged; orange, a thermal or hardware "
-          "slowdown; blue, none of these. The dark tick is the median of the same GPU model.")
+          "slowdown; blue, none of these.")
+TICK = " The dark tick is the median of the same GPU model."
 
 
 def _esc(text):
@@ -151,10 +152,11 @@ def html(report):
             "<th>packages</th><th>slowdowns</th><th>flags</th><th>written</th></tr>"]
     body += [_host_row(host) for host in hosts]
     body.append("</table>")
-    if tests:
-        body.append("<p>%s</p>" % _esc(LEGEND))
-    for test in tests:
-        body.append('<h2 id="%s">%s</h2>%s' % (_esc(test), _esc(test), svg_chart(report, test)))
+    charts = [svg_chart(report, test) for test in tests]
+    if charts:
+        body.append("<p>%s</p>" % _esc(LEGEND + (TICK if any('fill="#222"' in chart for chart in charts) else "")))
+    for test, chart in zip(tests, charts):
+        body.append('<h2 id="%s">%s</h2>%s' % (_esc(test), _esc(test), chart))
     failed = [host for host in hosts if not host["passed"]]
     if failed:
         body.append("<h2>Failures</h2><ul>")

@@ -58,6 +58,7 @@ def test_cpu_hosts_are_drawn_relative_to_the_best_host():
                                                "bw-verify-b": cpu_result("bw-verify-b")}))
     chart = page.split('<h2 id="gemm_fp32">')[1]
     assert "bw-verify-a GPU cpu" in chart and "bw-verify-b GPU cpu" in chart and "relative to the best host" in chart
+    assert "Bar colours: " in page and "dark tick" not in page  # no tick in CPU mode
     assert "&lt;" not in fleet_report.markdown(fleet_report.fleet({"h<1>": cpu_result("x")}))
 
 
@@ -187,5 +188,6 @@ def test_html_carries_the_flags_and_the_stored_results():
     gemm = page.split('<h2 id="gemm_bf16">')[1].split("</svg>")[0]
     assert 'fill="#8e44ad"' in gemm and "FLAGGED (peers): gemm_bf16 " in gemm and "ws-003 GPU 0 (stored)" in gemm
     assert 'width="2" height="22" fill="#222"' in gemm  # the tick at the median of the model
+    assert "The dark tick is the median of the same GPU model." in page
     assert not re.search(r'(src|href)=|@import|url\(', page)
     assert "<p>No GPU flagged.</p>" in fleet_html.html(fleet_report.fleet({"ws-h100-01": h100_result()}))
