@@ -35,7 +35,7 @@ def main():
     documents, earlier, play = mixed_fleet(args.hosts)
     previous = json.dumps(fleet_report.fleet(earlier), sort_keys=True, indent=4)
     best = {}
-    for _ in range(args.repeat):
+    for _round in range(args.repeat):
         times, start = {}, time.perf_counter()
         report = fleet_report.fleet(documents, previous=previous, play_hosts=play)
         times["fleet document (history, outliers)"] = time.perf_counter() - start
