@@ -35,7 +35,7 @@ for part in "${parts[@]}"; do
       root=$(mktemp -d)
       args=(-e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh")
       ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" "${args[@]}" >/dev/null
-      bash benchmarks/module_cost.sh -- "${args[@]}" ;;
+      bash benchmarks/module_cost.sh ${MODULE_PROFILE:+-P} -- "${args[@]}" ;;
     task_cost)
       echo "=== what one task costs here ==="
       bash benchmarks/task_cost.sh ;;
