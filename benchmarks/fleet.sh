@@ -98,3 +98,9 @@ done
 grep -h '^TASK COUNTS' "$work/converged-${sizes##* }.log" || true
 echo "converged on one host, where the time goes (task_times):"
 sed -n '/^TASK TIMES/,$p' "$work/converged-${sizes%% *}.log" | head -n 14
+if [ -n "${FLEET_TASKS:-}" ]; then  # every task of the first converged run and how it ended
+  echo "converged on one host, task by task:"
+  awk '/^TASK \[/ { sub(/^TASK \[/, ""); sub(/\] \**$/, ""); task = $0 }
+       /^(ok|skipping|changed|included):/ && task != "" { split($1, s, ":"); print "  " s[1] "\t" task; task = "" }' \
+    "$work/converged-${sizes%% *}.log"
+fi

@@ -18,9 +18,11 @@ description:
     whether their package can be installed (asked of apt's or dnf's cache, nothing downloaded),
     free disk where paths will live (as M(blackwell.pytorch.disk_space_info)) and whether
     nouveau is loaded.
-  - With O(gather_minimal), it also returns Ansible's minimal facts (what the setup module's V(min)
-    subset returns, such as distribution, kernel, machine id, Python, package manager, ...; local facts from
-    C(facts.d) are not read), so a play need not gather facts first.
+  - With O(gather_minimal), it also returns the OS facts the collection's roles read, named and valued as
+    the setup module's (C(distribution), C(distribution_version), C(distribution_major_version),
+    C(os_family), C(kernel), C(architecture), C(system), C(python), C(python_version), C(user_id),
+    C(user_uid), C(effective_user_id)), read from C(/etc/os-release), so a play need not gather facts
+    first. A play that needs more of Ansible's facts gathers them (C(gather_facts) or M(ansible.builtin.setup)).
   - One module call instead of seven keeps a converged play short; the three modules it shares
     code with stay available on their own.
 author:
@@ -31,7 +33,7 @@ extends_documentation_fragment:
   - blackwell.pytorch.attributes.FACTS
 options:
   gather_minimal:
-    description: Also collect and return Ansible's minimal facts (the setup module's V(min) subset).
+    description: Also read and return the OS facts the roles read (see the description), as the setup module names them.
     type: bool
     default: false
   os_family:
@@ -131,7 +133,7 @@ ansible_facts:
   description: >-
     C(nvidia_gpus) and C(nvidia_driver) as M(blackwell.pytorch.gpu_facts) sets them without NVML,
     C(blackwell_secure_boot) as M(blackwell.pytorch.secure_boot_facts) sets it, and with
-    O(gather_minimal) the minimal facts as the setup module returns them.
+    O(gather_minimal) the OS facts the roles read, as the setup module names them.
   returned: always
   type: dict
 kernel_headers:
@@ -209,11 +211,10 @@ import pwd
 import sys
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.facts import ansible_collector, default_collectors
-from ansible.module_utils.facts.namespace import PrefixFactNamespace
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import host_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import stages_root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import (
     build_planned_before_plan, driver_packages_query, headers_refusal)
@@ -238,19 +239,28 @@ MACHINE_ID = "/etc/machine-id"
 # How a play leaves the driver stage out of site.yml.
 SITE_LEAVE_OUT = ("run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
                   "installing the driver yourself")
-# The setup module's minimal subset (gather_subset: [min]).
-MINIMAL_SUBSET = frozenset(["apparmor", "caps", "cmdline", "date_time", "distribution", "dns", "env", "fips",
-                            "local", "lsb", "pkg_mgr", "platform", "python", "selinux", "service_mgr",
-                            "ssh_pub_keys", "user"])
+OS_RELEASE = ("/etc/os-release", "/usr/lib/os-release")
+DEBIAN_VERSION = "/etc/debian_version"
 
 
-def minimal_facts(module):
-    """Ansible's minimal facts, collected as the setup module collects them (ansible_ prefixed)."""
-    collector = ansible_collector.get_ansible_collector(
-        all_collector_classes=default_collectors.collectors,
-        namespace=PrefixFactNamespace(namespace_name="ansible", prefix="ansible_"),
-        filter_spec=[], gather_subset=["min"], gather_timeout=10, minimal_gather_subset=MINIMAL_SUBSET)
-    return collector.collect(module=module)
+def read_first(paths):
+    """The text of the first readable file of paths, '' when none is."""
+    for path in paths:
+        try:
+            with open(path) as stream:
+                return stream.read()
+        except (IOError, OSError):
+            continue
+    return ""
+
+
+def minimal_facts():
+    """The OS facts the roles read (module_utils/common/os_facts.py), ansible_ prefixed."""
+    user = current_user()
+    python = {"executable": sys.executable, "version_info": list(sys.version_info),
+              "cpython": platform.python_implementation() == "CPython"}
+    return host_facts(read_first(OS_RELEASE), read_first([DEBIAN_VERSION]), platform.release(), platform.machine(),
+                      python, user["uid"], os.geteuid(), user["name"])
 
 
 def query_package_manager(module, argv):
@@ -316,7 +326,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    facts = minimal_facts(module) if params["gather_minimal"] else {}
+    facts = minimal_facts() if params["gather_minimal"] else {}
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
     kernel = params["kernel"] or facts.get("ansible_kernel") or platform.release()
     on_bus, proc_text, module_loaded = read_bus(SYS_ROOT, PROC_VERSION)

@@ -343,10 +343,8 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import adopted_before
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import plan_from_index
 
 
 def look(path):
@@ -417,6 +415,19 @@ def main():
         answer(module, result, [{"stack": stack, "python": python, "record": None, "expected": {}}])
         result["summary"] = "adopting %s" % params["adopt_path"]
         module.exit_json(**result)
+    plan_and_answer(module, result)
+
+
+def plan_and_answer(module, result):
+    """Plan the stack (the index read here, through ansible.module_utils.urls: imported only now, an adopted
+    stack's converged run has no use for it) and answer whether the host is as asked."""
+    # pylint: disable-next=import-outside-toplevel
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
+    # pylint: disable-next=import-outside-toplevel
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
+    # pylint: disable-next=import-outside-toplevel
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import plan_from_index
+    params = module.params
     if not os.path.exists(params["python"]):
         module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
                              "Python 3.10 or newer." % (params["python"], params["host"]), **result)

@@ -157,15 +157,24 @@ def test_a_relative_disk_path_is_refused(host, run_module):
     assert status == "fail" and "opt/pytorch" in result["msg"]
 
 
-def test_gather_minimal_returns_the_setup_modules_minimal_facts(host, run_module):
+def test_gather_minimal_returns_the_os_facts_the_roles_read(host, run_module, tmp_path, monkeypatch):
     host.programs["apt-cache"] = (0, APT_CANDIDATE)
     host.programs["dnf"] = (0, "kernel-devel\n")
+    os_release = tmp_path / "os-release"
+    os_release.write_text('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_ID="12"\nID=debian\n')
+    debian_version = tmp_path / "debian_version"
+    debian_version.write_text("12.7\n")
+    monkeypatch.setattr(preflight_facts, "OS_RELEASE", (str(tmp_path / "absent"), str(os_release)))
+    monkeypatch.setattr(preflight_facts, "DEBIAN_VERSION", str(debian_version))
     status, result = run_module(preflight_facts, {"gather_minimal": True})
     assert status == "exit"
     facts = result["ansible_facts"]
-    for key in ("ansible_distribution", "ansible_os_family", "ansible_kernel", "ansible_python",
-                "ansible_architecture", "ansible_pkg_mgr"):
+    assert (facts["ansible_distribution"], facts["ansible_distribution_version"],
+            facts["ansible_distribution_major_version"], facts["ansible_os_family"]) == ("Debian", "12.7", "12", "Debian")
+    for key in ("ansible_kernel", "ansible_python", "ansible_architecture", "ansible_effective_user_id",
+                "ansible_user_id"):
         assert key in facts, key
+    assert not any(key.startswith("ansible_pkg_mgr") for key in facts)  # Ansible's collectors are not run
     assert facts["ansible_python"]["executable"]
     # The headers are asked about for the OS family and kernel just collected.
     assert result["kernel_headers"]["release"] == facts["ansible_kernel"]

@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""os_facts: the OS facts preflight_facts returns, from real os-release files of the supported systems."""
+import pytest
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import os_facts
+
+DEBIAN_12 = '''PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+VERSION="12 (bookworm)"
+VERSION_CODENAME=bookworm
+ID=debian
+HOME_URL="https://www.debian.org/"
+'''
+UBUNTU_2404 = '''PRETTY_NAME="Ubuntu 24.04.1 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+VERSION="24.04.1 LTS (Noble Numbat)"
+VERSION_CODENAME=noble
+ID=ubuntu
+ID_LIKE=debian
+UBUNTU_CODENAME=noble
+'''
+ROCKY_9 = '''NAME="Rocky Linux"
+VERSION="9.4 (Blue Onyx)"
+ID="rocky"
+ID_LIKE="rhel centos fedora"
+VERSION_ID="9.4"
+PLATFORM_ID="platform:el9"
+'''
+RHEL_9 = '''NAME="Red Hat Enterprise Linux"
+VERSION="9.5 (Plow)"
+ID="rhel"
+ID_LIKE="fedora"
+VERSION_ID="9.5"
+'''
+ALMA_9 = 'NAME="AlmaLinux"\nID="almalinux"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.5"\n'
+DERIVATIVE = '# a derivative\nNAME="Tuxedo OS"\nID=tuxedo\nID_LIKE="ubuntu debian"\nVERSION_ID="24.04"\n'
+
+
+@pytest.mark.parametrize("text, debian_version, expected", [
+    (DEBIAN_12, "12.7\n", ("Debian", "12.7", "12", "Debian")),
+    (DEBIAN_12, "trixie/sid\n", ("Debian", "12", "12", "Debian")),
+    (UBUNTU_2404, "trixie/sid\n", ("Ubuntu", "24.04", "24", "Debian")),
+    (ROCKY_9, "", ("Rocky", "9.4", "9", "RedHat")),
+    (RHEL_9, "", ("RedHat", "9.5", "9", "RedHat")),
+    (ALMA_9, "", ("AlmaLinux", "9.5", "9", "RedHat")),
+    (DERIVATIVE, "", ("Tuxedo OS", "24.04", "24", "Debian")),
+    ("", "", ("OtherLinux", "", "", "OtherLinux")),
+])
+def test_distribution_facts_name_the_system_as_the_setup_module_does(text, debian_version, expected):
+    facts = os_facts.distribution_facts(text, debian_version)
+    assert (facts["distribution"], facts["distribution_version"], facts["distribution_major_version"],
+            facts["os_family"]) == expected
+
+
+def test_parse_os_release_unquotes_and_skips_comments():
+    fields = os_facts.parse_os_release('# c\n\nNAME="A \\"B\\""\nID=\'x\'\nBAD LINE\nEMPTY=\n')
+    assert fields == {"NAME": 'A "B"', "ID": "x", "EMPTY": ""}
+
+
+def test_host_facts_are_ansible_prefixed_with_the_python_and_user():
+    facts = os_facts.host_facts(UBUNTU_2404, "", "6.8.0-49-generic", "x86_64",
+                                {"executable": "/usr/bin/python3", "version_info": [3, 12, 3, "final", 0]},
+                                0, 0, "root")
+    assert facts["ansible_kernel"] == "6.8.0-49-generic"
+    assert facts["ansible_architecture"] == "x86_64"
+    assert facts["ansible_python"]["executable"] == "/usr/bin/python3"
+    assert facts["ansible_python"]["version"] == {"major": 3, "minor": 12, "micro": 3, "releaselevel": "final",
+                                                   "serial": 0}
+    assert facts["ansible_python_version"] == "3.12.3"
+    assert (facts["ansible_user_id"], facts["ansible_user_uid"], facts["ansible_effective_user_id"]) == ("root", 0, 0)
+    assert facts["ansible_os_family"] == "Debian"
+    assert all(key.startswith("ansible_") for key in facts)
