@@ -8,6 +8,8 @@
 # 2. for each N: PLAYBOOK on N hosts (converged: the hosts share this machine's state, which the seed
 #    made), then the floor: a generated playbook with as many module tasks (ansible.builtin.stat) and
 #    as many controller-only tasks (ansible.builtin.debug) per host as the converged run had.
+# FLEET_PROFILE=1: the converged runs' controller process under cProfile, the last size's top functions
+# printed; FLEET_TASKS=1: every task of the first converged run and how it ended.
 # Prints one row per run: hosts, tasks per host (ok/changed/skipped), module calls per host, wall
 # seconds, ms per host, and the converged/floor ratio. Needs ansible-playbook on PATH and the collection
 # installed or reachable through ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh fleet sets both up).
@@ -47,7 +49,11 @@ run() {  # run NAME HOSTS PLAYBOOK [args...]: one ansible-playbook, its wall ms 
   local inv t0 rc=0
   inv=$(inventory "$hosts")
   t0=$(now_ms)
-  TASK_COUNTS_JSON="$work/$name.json" ansible-playbook "$book" -i "$inv" -f "$hosts" "$@" >"$work/$name.log" 2>&1 || rc=$?
+  local launch=(ansible-playbook)
+  if [ -n "${FLEET_PROFILE:-}" ] && [ "${name%%-*}" = converged ]; then  # the controller's own process, profiled
+    launch=("$py" -m cProfile -o "$work/$name.prof" "$(command -v ansible-playbook)")
+  fi
+  TASK_COUNTS_JSON="$work/$name.json" "${launch[@]}" "$book" -i "$inv" -f "$hosts" "$@" >"$work/$name.log" 2>&1 || rc=$?
   echo "$(( $(now_ms) - t0 ))" >"$work/$name.ms"
   if [ "$rc" != 0 ]; then
     echo "$name failed (rc $rc); the end of its output:" >&2
@@ -98,6 +104,11 @@ done
 grep -h '^TASK COUNTS' "$work/converged-${sizes##* }.log" || true
 echo "converged on one host, where the time goes (task_times):"
 sed -n '/^TASK TIMES/,$p' "$work/converged-${sizes%% *}.log" | head -n 14
+if [ -n "${FLEET_PROFILE:-}" ]; then  # where the controller's main process spends a converged run of the last size
+  echo "controller process, converged run of ${sizes##* } hosts (cProfile, by own time):"
+  "$py" -c 'import pstats, sys; s = pstats.Stats(sys.argv[1]); s.sort_stats("tottime").print_stats(20); s.sort_stats("cumulative").print_stats(45)' \
+    "$work/converged-${sizes##* }.prof" | grep -E '^ +[0-9]' | cut -c1-160
+fi
 if [ -n "${FLEET_TASKS:-}" ]; then  # every task of the first converged run and how it ended
   echo "converged on one host, task by task:"
   awk '/^TASK \[/ { sub(/^TASK \[/, ""); sub(/\] \**$/, ""); task = $0 }

@@ -38,10 +38,6 @@ def torch_arch_list(gpu_lists, ptx=False):
     return call(name, torch_source.arch_list, hosts, ptx=as_bool(ptx, "ptx", name))
 
 
-def torch_arch_rejections(arch_list, cmake_text, nvcc_arch_output=""):
-    """Entries of TORCH_CUDA_ARCH_LIST the tree or the toolkit cannot build."""
-    return call("torch_arch_rejections", torch_source.build_rejections, text(arch_list), text(cmake_text),
-                text(nvcc_arch_output))
 
 
 def torch_max_jobs(cpus, memory_mb, gib_per_job=torch_source.DEFAULT_GIB_PER_JOB, override=0):
@@ -49,33 +45,14 @@ def torch_max_jobs(cpus, memory_mb, gib_per_job=torch_source.DEFAULT_GIB_PER_JOB
     return call("torch_max_jobs", torch_source.max_jobs, cpus, memory_mb, gib_per_job=gib_per_job, override=override)
 
 
-def torch_hashes_mismatches(hashes_text, pins):
-    """Pins of the plan the hashes file does not pin exactly."""
-    name = "torch_hashes_mismatches"
-    return call(name, torch_resolve.hashes_file_mismatches, text(hashes_text),
-                [text(pin) for pin in as_list(pins, "pins", name)])
 
 
-def torch_pip_progress(log_text):
-    """One line on what pip is doing, from its log."""
-    return lifecycle.pip_progress(text(log_text))
 
 
-def torch_plan_summary(plan):
-    """The one-line report of a plan."""
-    return call("torch_plan_summary", role_messages.plan_summary, as_dict(plan, "plan", "torch_plan_summary"))
 
 
-def torch_missing_paths(stat_results, host):
-    """The refusal for the given paths that do not exist (wheelhouse, constraints, hashes)."""
-    name = "torch_missing_paths"
-    return call(name, role_messages.missing_paths, as_dicts(stat_results, "stat_results", name), text(host))
 
 
-def torch_arch_refusal(arch_list, cmake_text, nvcc_arch_output="", tree="", ref="", cuda_home=""):
-    """The refusal of an arch list the tree or the toolkit cannot build (empty when none)."""
-    return call("torch_arch_refusal", role_messages.arch_refusal, text(arch_list),
-                torch_arch_rejections(arch_list, cmake_text, nvcc_arch_output), text(tree), text(ref), text(cuda_home))
 
 
 def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
@@ -85,15 +62,6 @@ def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
                 bool(gpus_known), text(min_verdict), [text(r) for r in as_list(require, "require", name)])
 
 
-def torch_poll_report(log_tail, what, host, seconds, finished):
-    """The line a poll of a background install or build prints."""
-    name = "torch_poll_report"
-    try:
-        seconds = float(seconds)
-    except (TypeError, ValueError):
-        raise AnsibleFilterError("%s: seconds must be a number, got %r" % (name, seconds))
-    return call(name, role_messages.poll_report, text(what), text(host), seconds,
-                bool(finished) and str(finished).lower() not in ("false", "no", "0"), text(log_tail))
 
 
 def torch_gate_failure(check, plan, fallback=None, kept="", current=""):
@@ -110,14 +78,7 @@ class FilterModule(object):
         return {
             "torch_plan": torch_plan,
             "torch_arch_list": torch_arch_list,
-            "torch_arch_rejections": torch_arch_rejections,
             "torch_max_jobs": torch_max_jobs,
-            "torch_hashes_mismatches": torch_hashes_mismatches,
-            "torch_pip_progress": torch_pip_progress,
-            "torch_plan_summary": torch_plan_summary,
-            "torch_missing_paths": torch_missing_paths,
-            "torch_arch_refusal": torch_arch_refusal,
             "torch_check_summary": torch_check_summary,
-            "torch_poll_report": torch_poll_report,
             "torch_gate_failure": torch_gate_failure,
         }

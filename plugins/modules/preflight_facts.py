@@ -16,7 +16,7 @@ description:
     answers), whether that Python imports C(nvidia-ml-py), the
     Secure Boot state (as M(blackwell.pytorch.secure_boot_facts)), the running kernel's headers and
     whether their package can be installed (asked of apt's or dnf's cache, nothing downloaded),
-    free disk where paths will live (as M(blackwell.pytorch.disk_space_info)) and whether
+    free disk where paths will live (statvfs of each path's nearest existing ancestor) and whether
     nouveau is loaded.
   - With O(gather_minimal), it also returns the OS facts the collection's roles read, named and valued as
     the setup module's (C(distribution), C(distribution_version), C(distribution_major_version),
@@ -97,7 +97,7 @@ options:
     type: str
     default: ''
   disk_checks:
-    description: Paths and the free space each needs (see M(blackwell.pytorch.disk_space_info)).
+    description: Paths (absolute; they need not exist yet) and the free space each needs.
     type: list
     elements: dict
     default: []
@@ -148,7 +148,7 @@ kernel_headers:
       description: "V(true) / V(false) from the package cache, or V(unknown) (also when the headers are installed: the cache is not asked then)."
       type: raw
 disk:
-  description: One entry per disk check, as M(blackwell.pytorch.disk_space_info) returns them.
+  description: One entry per disk check (the path, the mount point it lands on, free and needed GiB, enough).
   returned: always
   type: list
   elements: dict

@@ -32,6 +32,14 @@ EXAMPLES = r"""
 - name: Say it
   ansible.builtin.debug:
     msg: "Secure Boot is {{ ansible_facts['blackwell_secure_boot']['state'] }}"
+
+# Before a driver rollout, which workstations of the lab will need a MOK enrolled at the console:
+#   ansible all -m blackwell.pytorch.secure_boot_facts -o | grep '"state": "enabled"'
+- name: List the hosts with Secure Boot on (their DKMS module must be signed with an enrolled key)
+  ansible.builtin.debug:
+    msg: "{{ ansible_play_hosts | map('extract', hostvars, ['ansible_facts', 'blackwell_secure_boot', 'state'])
+             | zip(ansible_play_hosts) | selectattr(0, 'equalto', 'enabled') | map(attribute=1) | list }}"
+  run_once: true
 """
 
 RETURN = r"""

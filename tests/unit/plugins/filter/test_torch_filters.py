@@ -4,16 +4,12 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve, role_messages, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, source_build
 from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
 H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}
-CMAKE = 'if(arch_name MATCHES "^([0-9]+\\\\.[0-9]+a?)$")\nset(CUDA_KNOWN_GPU_ARCHITECTURES "Ampere" "Hopper")\n'
-LOG = ("Collecting torch==2.9.1+cu128\n"
-       "  Downloading https://download.pytorch.org/whl/cu128/torch-2.9.1%2Bcu128-cp312-linux_x86_64.whl (899.7 MB)\n"
-       "Collecting numpy\n  Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)\n")
 
 PLAN_BASE = {"version": "2.9.1", "channel": "cu128", "torchvision": "", "torchaudio": "",
              "companions": ["torchvision", "torchaudio"], "gpus": [RTX5090], "driver_cuda": "13.0",
@@ -45,9 +41,7 @@ def test_the_reported_plan_through_the_filter():
 
 
 def test_every_filter_is_there():
-    assert sorted(F) == ["torch_arch_list", "torch_arch_refusal", "torch_arch_rejections", "torch_check_summary",
-                         "torch_gate_failure", "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress",
-                         "torch_plan", "torch_plan_summary", "torch_poll_report"]
+    assert sorted(F) == ["torch_arch_list", "torch_check_summary", "torch_gate_failure", "torch_max_jobs", "torch_plan"]
 
 
 def test_plan_reads_versions_with_packaging():
@@ -92,16 +86,6 @@ def test_arch_list_errors(value, message):
         F["torch_arch_list"](value)
 
 
-def test_arch_rejections_shell():
-    base = {"arch_list": "9.0;12.0", "cmake_text": "", "nvcc_arch_output": "compute_90"}
-    result = assert_each_argument_matters(F["torch_arch_rejections"], base, {
-        "arch_list": "9.0", "cmake_text": CMAKE, "nvcc_arch_output": "compute_90\ncompute_120"})
-    assert result == source_build.build_rejections("9.0;12.0", "", "compute_90") == [
-        {"name": "9.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
-        {"name": "12.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
-        {"name": "12.0", "reason": "nvcc --list-gpu-arch has no compute_120"}]
-    assert F["torch_arch_rejections"]("9.0;12.0", CMAKE) == []
-
 
 def test_max_jobs_shell():
     base = {"cpus": 16, "memory_mb": 65536, "gib_per_job": 4, "override": 0}
@@ -121,46 +105,13 @@ def test_max_jobs_errors(kwargs, message):
         F["torch_max_jobs"](**kwargs)
 
 
-def test_hashes_mismatches_shell():
-    text = "torch==2.9.1+cu128 \\\n    --hash=sha256:00\ntorchvision==0.24.0+cu128\n"
-    pins = ["torch==2.9.1+cu128", "torchvision==0.24.0+cu128"]
-    result = assert_each_argument_matters(F["torch_hashes_mismatches"], {"hashes_text": text, "pins": pins}, {
-        "hashes_text": "torch==2.9.1+cu128\n", "pins": ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]})
-    assert result == resolve.hashes_file_mismatches(text, pins) == []
-    assert F["torch_hashes_mismatches"](None, pins) == ["torch==2.9.1+cu128 (file: not pinned)",
-                                                        "torchvision==0.24.0+cu128 (file: not pinned)"]
 
-
-@pytest.mark.parametrize("pins,message", [
-    ("torch==2.9.1", "torch_hashes_mismatches: pins must be a list, got str"),
-    (["torch>=2.9"], "torch_hashes_mismatches: pins must be name==version, not 'torch>=2.9'"),
-])
-def test_hashes_mismatches_errors(pins, message):
-    with pytest.raises(AnsibleFilterError, match="^" + message):
-        F["torch_hashes_mismatches"]("", pins)
-
-
-def test_pip_progress_shell():
-    result = assert_each_argument_matters(F["torch_pip_progress"], {"log_text": LOG}, {"log_text": ""})
-    assert result == lifecycle.pip_progress(LOG) == (
-        "2 downloads, 916.3 MB; Downloading numpy-2.3.0-cp312-manylinux_2_28_x86_64.whl (16.6 MB)")
-    assert F["torch_pip_progress"](None) == "0 downloads, 0.0 MB; starting"
-    assert F["torch_pip_progress"]("") == "0 downloads, 0.0 MB; starting"
 
 
 def test_role_message_shells():
-    plan = F["torch_plan"]("2.9.1", channel="cu128", gpus=[{"index": 0, "name": "x", "compute_capability": "12.0"}])
-    assert F["torch_plan_summary"](plan).startswith("torch-2.9.1-cu128 (wheel): torch==2.9.1+cu128 ")
-    stat = {"item": {"var": "pytorch_hashes_file", "path": "/h", "dir": False}, "stat": {"exists": False}}
-    assert F["torch_missing_paths"]([stat], "ws") == ["pytorch_hashes_file /h is not a file on ws."]
-    assert F["torch_arch_refusal"]("12.0", "", "compute_120", tree="/t", ref="v1", cuda_home="/c") == (
-        "TORCH_CUDA_ARCH_LIST=12.0 cannot be built from /t (v1) with /c: 12.0: the tree's select_compute_arch.cmake "
-        "has no numeric pattern. Use a newer PyTorch ref (or toolkit), or set pytorch_build_arch_list.")
     check = {"build": {"torch_version": "2.9.1"}, "gpus": []}
     assert F["torch_check_summary"](check, "s", [], "native", None) == (
         "s: torch 2.9.1; no GPU visible; no verdict required (no GPU in the facts): passed")
-    assert F["torch_poll_report"]("", "torch build", "h", "61.7", "") == (
-        "torch build on h: 0:01:01 elapsed, running; last log line: ")
 
 
 def test_gate_failure_shell():

@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.source_build import (
-    accepted_names, arch_list, arch_rejections, max_jobs, nvcc_rejections, nvcc_version, split_arch_list)
+    accepted_names, arch_list, arch_rejections, build_rejections, max_jobs, nvcc_rejections, nvcc_version,
+    split_arch_list)
 
 # The two shapes of the numeric test in select_compute_arch.cmake: trees from before Blackwell match a
 # single-digit major; current trees any number of digits and an optional "a".
@@ -88,3 +89,12 @@ def test_max_jobs_refuses_bad_numbers(args, message):
 def test_nvcc_version():
     assert nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.8, V12.8.93\n") == "12.8"
     assert nvcc_version("garbage") is None
+
+
+def test_build_rejections_name_what_the_tree_or_the_toolkit_cannot_build():
+    cmake = 'if(arch_name MATCHES "^([0-9]+\\\\.[0-9]+a?)$")\nset(CUDA_KNOWN_GPU_ARCHITECTURES "Ampere" "Hopper")\n'
+    assert build_rejections("9.0;12.0", "", "compute_90") == [
+        {"name": "9.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
+        {"name": "12.0", "reason": "the tree's select_compute_arch.cmake has no numeric pattern"},
+        {"name": "12.0", "reason": "nvcc --list-gpu-arch has no compute_120"}]
+    assert build_rejections("9.0;12.0", cmake) == []
