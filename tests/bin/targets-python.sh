@@ -19,15 +19,15 @@ RELEASES=11 tests/fixtures/images/build.sh >/dev/null
 # module needs packaging alone, which the image carries.)
 CONTROLLER_ONLY=(
   # the fleet report is checked with markdown-it (a test dependency); role messages render through Jinja2
-  tests/unit/plugins/module_utils/test_fleet_report.py
+  tests/unit/plugins/module_utils/verify/test_fleet_report.py
   # the fleet report's page rendered by headless Chromium (a controller-side browser)
-  tests/unit/plugins/module_utils/test_fleet_html_screenshot.py
-  tests/unit/plugins/module_utils/test_role_messages.py
+  tests/unit/plugins/module_utils/verify/test_fleet_html_screenshot.py
+  tests/unit/plugins/module_utils/planning/test_role_messages.py
   # these also drive the verify filters (plugins/filter/verify.py imports ansible.errors, controller code)
-  tests/unit/plugins/module_utils/test_output_dirs.py
-  tests/unit/plugins/module_utils/test_verify_plan.py
+  tests/unit/plugins/module_utils/common/test_output_dirs.py
+  tests/unit/plugins/module_utils/verify/test_verify_plan.py
   # a throwaway CA made with cryptography and real pip runs: test dependencies of the controller
-  tests/unit/plugins/module_utils/test_wheel_index_private_mirror.py
+  tests/unit/plugins/module_utils/wheel_index/test_wheel_index_private_mirror.py
 )
 STACK_PYTHON_TESTS=(
   # these pass the test interpreter itself as pytorch_python, which must be 3.10+ (on 3.9 the module

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
-_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plugins", "module_utils",
+_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plugins", "module_utils", "driver",
                      "test_openpgp.py")
 _SPEC = importlib.util.spec_from_file_location("openpgp_test_keys", _PATH)
 _MODULE = importlib.util.module_from_spec(_SPEC)

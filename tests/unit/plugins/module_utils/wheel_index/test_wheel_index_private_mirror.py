@@ -19,7 +19,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan
 
 PASSWORD = "Mirr0r-S3cret"
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
-BUILD = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "pypi_index", "build.py")
+BUILD = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "fixtures", "pypi_index", "build.py")
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged as cv
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as vf
 
-ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 PLAN = {"stack": "torch-2.9.1-cu128", "method": "wheel", "channel": "cu128",
         "pins": ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"],
         "expected": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}}
