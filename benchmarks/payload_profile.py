@@ -51,7 +51,7 @@ def main():
     args = parser.parse_args()
     stats = profile(args.payload)
     table = rows(stats)
-    total = max(cum for cum, *_ in table)
+    total = max(row[0] for row in table)
     imports = max((cum for cum, _n, _name, path, func in table if func == "_find_and_load"), default=0.0)
     children = sum(cum for cum, _n, _name, path, func in table
                    if func in ("_communicate", "communicate") and "subprocess" in path)
