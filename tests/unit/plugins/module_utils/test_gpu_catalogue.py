@@ -4,7 +4,6 @@ import pytest
 
 import fake_pynvml as fake
 import sysfs_tree
-from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gpu_peaks
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import _device_entry
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import cuda_compat
@@ -14,8 +13,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arc
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_snapshot
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import sysfs_gpus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import WHEEL_CHANNELS, channel_sass
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.plan import plan as verify_plan
 
-VERIFY_PLAN = FilterModule().filters()["verify_plan"]
 # Names the verify role's former Jinja classifier called data-center cards while the peaks called them
 # workstation cards, and one the catalogue does not list (classified by its name).
 EXTRA_NAMES = ("NVIDIA RTX 4000 SFF Ada Generation", "NVIDIA TITAN RTX", "Quadro RTX 8000")
@@ -26,7 +25,7 @@ def _known_names():
 
 
 def _plan_line(name):
-    return VERIFY_PLAN({"device": "cuda", "profile": "quick", "gpu_name": name})["product_line"]
+    return verify_plan({"device": "cuda", "profile": "quick", "gpu_name": name})["product_line"]
 
 
 def _nvml_fact(name, capability):
@@ -151,6 +150,6 @@ def test_adding_one_gpu_is_one_entry_and_its_pci_id(monkeypatch, tmp_path):
         "workstation); datasheets use a boost clock that can be lower")}
 
     # product line: the verify role's gates and the benchmark's per-device value
-    plan = VERIFY_PLAN({"device": "cuda", "profile": "quick", "gpu_name": name})
+    plan = verify_plan({"device": "cuda", "profile": "quick", "gpu_name": name})
     assert plan["product_line"] == "workstation" and plan["gates"]["gemm_bf16"] == {"min_fraction_of_peak": 0.5}
     assert _benchmark_device(name, (15, 0))["product_line"] == "workstation"
