@@ -81,6 +81,14 @@ ansible_facts:
         compute_capability: {description: "Compute capability as major.minor.", type: str, sample: "12.0"}
         sm: {description: "The SASS architecture name.", type: str, sample: sm_120}
         arch_family: {description: "Turing, Ampere, Ada, Hopper, Blackwell, ... or unknown.", type: str, sample: Blackwell}
+        product_line:
+          description:
+            - V(geforce), V(workstation) or V(datacenter), from the collection's GPU catalogue (by the name, for a
+              model the catalogue does not list).
+            - The same answer as the per-device C(product_line) of M(blackwell.pytorch.torch_benchmark), which
+              picks the verify role's default gates.
+          type: str
+          sample: geforce
         memory_total_mib: {description: "Total memory in MiB.", type: int}
         pcie_gen_current: {description: "Current PCIe link generation.", type: int}
         pcie_gen_max: {description: "Maximum PCIe link generation.", type: int}

@@ -135,7 +135,7 @@ options:
     type: path
 requirements:
   - torch (2.3 or later) in the interpreter given as O(python); nvidia-ml-py there for derived peaks and
-    PCIe peaks of GPUs not in the spec table; torchvision for the ResNet-50 test.
+    PCIe peaks of GPUs without datasheet figures in the GPU catalogue; torchvision for the ResNet-50 test.
 notes:
   - The result reports C(changed=true) when O(dest) is written (its content or attributes differ), else
     C(changed=false).
@@ -201,7 +201,9 @@ benchmark:
         sm: {description: SASS architecture., type: str, sample: sm_90}
         arch_family: {description: Architecture family., type: str, sample: Hopper}
         product_line:
-          description: "V(geforce), V(workstation) or V(datacenter): picks the tensor rate of a derived peak."
+          description:
+            - "V(geforce), V(workstation) or V(datacenter): picks the tensor rate of a derived peak."
+            - The GPU catalogue's answer, the same as M(blackwell.pytorch.gpu_facts) reports.
           type: str
         sm_count: {description: Streaming multiprocessors., type: int}
         l2_bytes: {description: L2 cache size (input rotation is sized from it)., type: int}

@@ -14,12 +14,12 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import ops as bench_ops, timing as bench_timing
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import sustained as bench_sustained
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import telemetry as bench_telemetry
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue, gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import gpu_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program as _program
 
 # Dependencies first: each module imports only modules listed before it.
-CHILD_MODULES = (gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_telemetry, bench_ops,
+CHILD_MODULES = (catalogue, gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, bench_timing, bench_telemetry, bench_ops,
                  bench_sustained, bench_models, bench_multi, gpu_lock, bench_main)
 
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Theoretical peaks of a GPU: a spec table for known models, a derivation for any other.
+"""Theoretical peaks of a GPU: the catalogue's datasheet figures for known models, a derivation for any other.
 
 Compute kinds (TFLOP/s, dense, FP32 accumulate for the 16-bit and 8-bit types): fp16,
 bf16, tf32, fp32, fp64, fp8. Bandwidth kinds (GB/s, 1e9 bytes/s): memory, pcie (one
@@ -22,64 +22,34 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import (
+    FP8_MIN_CAPABILITY, datasheet_peak, product_line, rate as arch_rate)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 COMPUTE_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8")
 BANDWIDTH_KINDS = ("memory", "pcie")
-
-# Exact model name (as NVML and torch report it) -> datasheet figures (docs/domain.md, section 1).
-# Only confirmed values; a kind missing here is derived.
-SPEC_TABLE = {
-    "NVIDIA GeForce RTX 5090": {"memory": 1792, "fp32": 104.8, "fp16": 209.5, "bf16": 209.5},
-    "NVIDIA GeForce RTX 5080": {"memory": 960, "fp32": 56.3, "fp16": 112.6, "bf16": 112.6},
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": {"memory": 1792, "fp32": 125},
-    "NVIDIA B200": {"memory": 8000, "fp32": 80, "fp16": 2250, "bf16": 2250},
-    "NVIDIA H100 80GB HBM3": {"memory": 3350, "fp32": 67, "fp16": 989, "bf16": 989},
-    "NVIDIA H100 PCIe": {"memory": 2000, "fp32": 51, "fp16": 756, "bf16": 756},
-    "NVIDIA H200": {"memory": 4800, "fp32": 67, "fp16": 989, "bf16": 989},
-}
-
-# Dense FP16/BF16 tensor FLOP per clock per SM with FP32 accumulate, at full rate
-# (workstation and data center). GeForce runs half of it. A100 312 TF = 108 x 1.41 GHz x 2048;
-# H100 989 TF = 132 x 1.83 GHz x 4096; RTX 5090 209.5 TF = 170 x 2.41 GHz x 512 (GeForce).
-_TENSOR_FULL_RATE = {(8, 0): 2048, (8, 6): 1024, (8, 9): 1024, (9, 0): 4096, (10, 0): 8192, (12, 0): 1024}
-# Non-tensor FP32 (FFMA = 2 FLOP per lane per clock).
-_FP32_RATE = {(8, 0): 128, (8, 6): 256, (8, 9): 256, (9, 0): 256, (10, 0): 256, (12, 0): 256}
-# FP64 as cuBLAS runs it: tensor-core DMMA on A100/H100/B200, 1/64 of FP32 elsewhere.
-_FP64_RATE = {(8, 0): 128, (8, 6): 4, (8, 9): 4, (9, 0): 256, (10, 0): 128, (12, 0): 4}
-_FP8_MIN_CAPABILITY = (8, 9)
+# The datasheet figures (by exact model name), the FLOP per clock per SM of each compute capability
+# and the product line of a name are the catalogue's (hardware/catalogue.py, docs/domain.md section 1).
 
 # GB/s per lane, one direction, after line encoding (8b/10b to gen 2, 128b/130b gen 3-5,
 # FLIT 242/256 gen 6). Protocol overhead leaves roughly 80-90% of it to data.
 _PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 
-def product_line(name):
-    """"geforce", "workstation" (RTX PRO, RTX A/Ada, Quadro) or "datacenter"."""
-    text = (name or "").lower()
-    if "geforce" in text:
-        return "geforce"
-    if "rtx" in text or "quadro" in text:
-        return "workstation"
-    return "datacenter"
-
-
 def flop_per_clock_per_sm(capability, line, kind):
     """Dense FLOP per clock per SM for a compute kind, or None where unknown/unsupported."""
     capability = parse_capability(capability)
-    if kind == "fp32":
-        return _FP32_RATE.get(capability)
-    if kind == "fp64":
-        return _FP64_RATE.get(capability)
-    full = _TENSOR_FULL_RATE.get(capability)
+    if kind in ("fp32", "fp64"):
+        return arch_rate(capability, kind)
+    full = arch_rate(capability, "tensor")
     if full is None or kind not in ("fp16", "bf16", "tf32", "fp8"):
         return None
-    rate = full // 2 if line == "geforce" else full
+    per_sm = full // 2 if line == "geforce" else full
     if kind == "tf32":
-        return rate // 2
+        return per_sm // 2
     if kind == "fp8":
-        return rate * 2 if capability >= _FP8_MIN_CAPABILITY else None
-    return rate
+        return per_sm * 2 if capability >= FP8_MIN_CAPABILITY else None
+    return per_sm
 
 
 def derived_tflops(sm_count, max_sm_clock_mhz, rate):
@@ -108,8 +78,8 @@ def _derive_compute(gpu, kind):
         capability = parse_capability(gpu.get("capability"))
     except ValueError:
         return _result(None, None, "no compute capability known")
-    rate = flop_per_clock_per_sm(capability, line, kind)
-    if rate is None:
+    per_sm = flop_per_clock_per_sm(capability, line, kind)
+    if per_sm is None:
         return _result(None, None, "no dense %s FLOP/clock/SM known for compute capability %d.%d"
                        % (kind, capability[0], capability[1]))
     sms, clock = gpu.get("sm_count"), gpu.get("max_sm_clock_mhz")
@@ -118,8 +88,8 @@ def _derive_compute(gpu, kind):
             "SM count" if not sms else "max SM clock (NVML)", kind))
     note = ("estimate: %d SMs x %d MHz (max SM clock) x %d dense %s FLOP/clock/SM "
             "(compute capability %d.%d, %s); datasheets use a boost clock that can be lower"
-            % (sms, clock, rate, kind, capability[0], capability[1], line))
-    return _result(derived_tflops(sms, clock, rate), "derived", note)
+            % (sms, clock, per_sm, kind, capability[0], capability[1], line))
+    return _result(derived_tflops(sms, clock, per_sm), "derived", note)
 
 
 def _derive_bandwidth(gpu, kind):
@@ -145,9 +115,9 @@ def peak(gpu, kind):
     """
     if kind not in COMPUTE_KINDS + BANDWIDTH_KINDS:
         raise ValueError("unknown peak kind %r" % (kind,))
-    entry = SPEC_TABLE.get((gpu.get("name") or "").strip())
-    if entry is not None and kind in entry:
-        return _result(float(entry[kind]), "table", "datasheet figure for %s" % gpu["name"].strip())
+    figure = datasheet_peak(gpu.get("name"), kind)
+    if figure is not None:
+        return _result(float(figure), "table", "datasheet figure for %s" % gpu["name"].strip())
     if kind in COMPUTE_KINDS:
         return _derive_compute(gpu, kind)
     return _derive_bandwidth(gpu, kind)

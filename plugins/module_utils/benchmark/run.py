@@ -24,7 +24,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite 
     MIN_REP_S, MIN_REPS, PROFILES, TESTS, WARMUP_S, resolve_sizes, select_tests, skip_reason, spec_of)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import product_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
 
 # Every child: torch's CUDA indices in PCI bus order (as nvidia-smi and NVML number them);
 # no override forcing TF32 into the fp32 GEMM; NVLink multicast off in NCCL, PyTorch and

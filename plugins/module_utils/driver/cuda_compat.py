@@ -6,7 +6,8 @@
 - the minimum Linux driver of each toolkit (GA release) and the minor-version compatibility
   floor of each major (12.x runs on >= 525.60.13, 13.x on >= 580 without the newer minor's
   new features and PTX);
-- which GPU architectures each toolkit can target (`nvcc --list-gpu-arch`);
+- which GPU architectures each toolkit can target (`nvcc --list-gpu-arch`, from the GPU catalogue)
+  and the oldest driver branch of each architecture;
 - the default toolkit for a driver: the newest one the driver runs natively that can target
   every GPU;
 - parsing `nvcc --version` and `nvcc --list-gpu-arch`, and checking one nvcc against the GPUs
@@ -22,24 +23,24 @@ import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import parse_package_lines, plain_version
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import driver_branch, toolkit_targets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
-_ARCH_12_0 = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
-# toolkit (major, minor) -> (minimum Linux driver of the GA release, compute_XY it targets).
-# 12.8-13.0 rows: docs/domain.md section 3 (13.0's arch list measured there). 12.0-12.6: NVIDIA's
-# CUDA release notes ("CUDA Toolkit and Corresponding Driver Versions"); none of them can
-# target Blackwell (sm_100 / sm_120 arrived with 12.8).
+# toolkit (major, minor) -> minimum Linux driver of the GA release. 12.8-13.0: docs/domain.md section 3.
+# 12.0-12.6: NVIDIA's CUDA release notes ("CUDA Toolkit and Corresponding Driver Versions"). Which
+# compute capabilities each toolkit targets is the GPU catalogue's (hardware.catalogue: first and
+# last toolkit of each capability; none before 12.8 targets Blackwell).
 TOOLKITS = {
-    (12, 0): ("525.60.13", _ARCH_12_0),
-    (12, 1): ("530.30.02", _ARCH_12_0),
-    (12, 2): ("535.54.03", _ARCH_12_0),
-    (12, 3): ("545.23.06", _ARCH_12_0),
-    (12, 4): ("550.54.14", _ARCH_12_0),
-    (12, 5): ("555.42.02", _ARCH_12_0),
-    (12, 6): ("560.28.03", _ARCH_12_0),
-    (12, 8): ("570.26", _ARCH_12_0 + (100, 101, 120)),
-    (12, 9): ("575.51.03", _ARCH_12_0 + (100, 101, 103, 120, 121)),
-    (13, 0): ("580.65.06", (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)),
+    (12, 0): "525.60.13",
+    (12, 1): "530.30.02",
+    (12, 2): "535.54.03",
+    (12, 3): "545.23.06",
+    (12, 4): "550.54.14",
+    (12, 5): "555.42.02",
+    (12, 6): "560.28.03",
+    (12, 8): "570.26",
+    (12, 9): "575.51.03",
+    (13, 0): "580.65.06",
 }
 # Minor-version compatibility: any toolkit of the major runs on this driver or newer.
 MINOR_COMPAT_FLOOR = {12: "525.60.13", 13: "580"}
@@ -85,8 +86,7 @@ def driver_key(version, parse=versions.parse):
 
 def minimum_driver(version):
     """Minimum Linux driver (GA) of a toolkit, or None when the table does not know it."""
-    row = TOOLKITS.get(parse_cuda_version(version))
-    return row[0] if row else None
+    return TOOLKITS.get(parse_cuda_version(version))
 
 
 def driver_supports(version, driver, minor_compat=False, parse=versions.parse):
@@ -117,14 +117,25 @@ def driver_supports(version, driver, minor_compat=False, parse=versions.parse):
 def driver_cuda_version(driver, parse=versions.parse):
     """The newest CUDA the table says `driver` runs natively, "13.0" for 580.95.05; None if none."""
     have = driver_key(driver, parse)
-    fits = [v for v, row in TOOLKITS.items() if have >= driver_key(row[0], parse)]
+    fits = [v for v, need in TOOLKITS.items() if have >= driver_key(need, parse)]
     return cuda_string(max(fits)) if fits else None
 
 
 def toolkit_archs(version):
-    """["compute_75", ...] the table says the toolkit targets; [] for an unknown toolkit."""
-    row = TOOLKITS.get(parse_cuda_version(version))
-    return ["compute_%d" % arch for arch in row[1]] if row else []
+    """["compute_75", ...] the toolkit targets (the catalogue's); [] for a toolkit not in TOOLKITS."""
+    version = parse_cuda_version(version)
+    if version not in TOOLKITS:
+        return []
+    return ["compute_%d%d" % capability for capability in toolkit_targets(version)]
+
+
+def minimum_branch(capability):
+    """The oldest driver branch that drives a GPU of this compute capability (the catalogue's), or None.
+
+    None for architectures every toolkit of the table targets (any supported branch drives them)
+    and for ones the catalogue does not know.
+    """
+    return driver_branch(parse_capability(capability))
 
 
 def compute_name(capability):
@@ -149,8 +160,8 @@ def default_toolkit(driver, capabilities=(), driver_cuda=None, choices=INSTALLAB
     have = driver_key(driver, parse)
     cap = parse_cuda_version(driver_cuda) if driver_cuda else None
     for version in sorted((parse_cuda_version(v) for v in choices), reverse=True):
-        row = TOOLKITS.get(version)
-        if not row or have < driver_key(row[0], parse) or (cap and version > cap):
+        need = TOOLKITS.get(version)
+        if not need or have < driver_key(need, parse) or (cap and version > cap):
             continue
         if untargetable(version, capabilities):
             continue

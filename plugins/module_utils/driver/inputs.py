@@ -5,7 +5,7 @@
 
 - the driver branch: three digits ("580"), and not older than the oldest driver that drives
   every GPU of the host (the GA driver of the first toolkit that targets its architecture,
-  from driver.cuda_compat's table: sm_120 needs 570, sm_103 575, sm_110 580);
+  from the GPU catalogue through driver.cuda_compat: sm_120 needs 570, sm_103 575, sm_110 580);
 - the repository inputs: the repository and key URLs, the pinned fingerprints and the proxy.
 
 Each check returns a list of problems (empty: fine), each naming the variable and what to
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import TOOLKITS, compute_name
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import minimum_branch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp import normalize_fingerprint
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import gpu_label
 
@@ -24,21 +24,6 @@ _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<netloc>[^/?#]*)(?
 _HOST = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)(:\d{1,5})?$")
 REPO_SCHEMES = ("http", "https", "file")
 PROXY_SCHEMES = ("http", "https", "socks5h")
-
-
-def minimum_branch(capability):
-    """The oldest driver branch that drives a GPU of this compute capability, or None.
-
-    From the toolkit table: the GA driver of the first toolkit that targets the architecture.
-    None for architectures every toolkit of the table targets (their first driver is older
-    than the table: any supported branch drives them) and for ones no toolkit knows.
-    """
-    name = compute_name(capability)
-    first = sorted(TOOLKITS)[0]
-    targeting = [version for version in sorted(TOOLKITS) if int(name.split("_")[1]) in TOOLKITS[version][1]]
-    if not targeting or targeting[0] == first:
-        return None
-    return int(TOOLKITS[targeting[0]][0].split(".")[0])
 
 
 def branch_problems(branch, gpus=()):

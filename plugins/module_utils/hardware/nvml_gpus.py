@@ -9,6 +9,7 @@ becomes None instead of failing the whole fact set.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
 
@@ -49,9 +50,10 @@ def nvml_gpu(nvml, index):
     capability = _query(nvml, "nvmlDeviceGetCudaComputeCapability", handle)
     memory = _query(nvml, "nvmlDeviceGetMemoryInfo", handle)
     power_mw = _query(nvml, "nvmlDeviceGetPowerManagementLimit", handle)
+    name = _text(nvml.nvmlDeviceGetName(handle))
     gpu = {
         "index": index,
-        "name": _text(nvml.nvmlDeviceGetName(handle)),
+        "name": name,
         "name_source": "nvml",
         "uuid": _text(_query(nvml, "nvmlDeviceGetUUID", handle)),
         "pci_device_id": "%04x:%04x" % (pci.pciDeviceId & 0xFFFF, pci.pciDeviceId >> 16)
@@ -60,6 +62,7 @@ def nvml_gpu(nvml, index):
         "compute_capability": None,
         "sm": None,
         "arch_family": "unknown",
+        "product_line": product_line(name),
         "memory_total_mib": memory.total // (1024 * 1024) if memory is not None else None,
         "pcie_gen_current": _query(nvml, "nvmlDeviceGetCurrPcieLinkGeneration", handle),
         "pcie_gen_max": _query(nvml, "nvmlDeviceGetMaxPcieLinkGeneration", handle),

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import (
     capability_facts, parse_capability)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.pci_ids import (
-    NVIDIA_VENDOR_ID, lookup)
+    NVIDIA_VENDOR_ID, PCI_IDS, lookup)
 
 # PCI class codes (upper 16 bits of the 24-bit class): VGA controller, 3D controller.
 _GPU_CLASSES = (0x0300, 0x0302)
@@ -74,6 +75,7 @@ def sysfs_gpu(path, bus_id):
         "compute_capability": None,
         "sm": None,
         "arch_family": "unknown",
+        "product_line": product_line(PCI_IDS.get(device) or name),
         "memory_total_mib": None,
         "pcie_gen_current": pcie_gen_from_speed(_read(os.path.join(path, "current_link_speed"))),
         "pcie_gen_max": pcie_gen_from_speed(_read(os.path.join(path, "max_link_speed"))),

@@ -28,7 +28,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.chi
     companions_source, facts_source, gpu_source)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
     kernel_image_verdict, split_arch_list)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, companion_match
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import kernel_image_verdict
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import kernel_image_verdict
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import (
     TABLE, catalog_versions, channels, companions_of, line_of, newest_of_line, table_catalog)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (

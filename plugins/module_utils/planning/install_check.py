@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import kernel_image_verdict
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import kernel_image_verdict
 
 _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 

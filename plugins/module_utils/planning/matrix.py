@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import wheel_sass
 
 # torch line -> (torchvision line, torchaudio line or None where the index must be checked,
 # Linux CUDA channels on download.pytorch.org).
@@ -32,18 +33,12 @@ COMPANIONS = ("torchvision", "torchaudio")
 PATCH_RELEASES = {
     (2, 6): (0,), (2, 7): (0, 1), (2, 8): (0,), (2, 9): (0, 1), (2, 10): (0,), (2, 11): (0,), (2, 12): (0,),
 }
-# SASS that Linux wheels of a CUDA channel carry (docs/domain.md section 4: measured on 2.7.1+cu126, 2.9.1+cu128 and
-# 2.11.0+cu130; the other channels follow their toolkit's limits: no Blackwell before CUDA 12.8, no
-# sm_50..sm_70 from CUDA 13 on). A plan made before anything is installed; the installed wheel's real
-# torch.cuda.get_arch_list() is what torch_cuda_check judges afterwards.
-_PRE_BLACKWELL = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
-CHANNEL_SASS = {
-    "cu118": _PRE_BLACKWELL, "cu124": _PRE_BLACKWELL, "cu126": _PRE_BLACKWELL,
-    "cu128": ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
-    "cu129": ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
-    "cu130": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
-    "cu132": ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
-}
+# The Linux CUDA channels of download.pytorch.org the table knows. The SASS each one's wheels carry is
+# the GPU catalogue's (hardware.catalogue, each capability's `wheel_sass`: measured on 2.7.1+cu126,
+# 2.9.1+cu128 and 2.11.0+cu130, docs/domain.md section 4; the other channels follow their toolkit's
+# limits: no Blackwell before CUDA 12.8, no sm_50..sm_70 from CUDA 13 on). A plan made before anything
+# is installed; the installed wheel's real torch.cuda.get_arch_list() is what torch_cuda_check judges.
+WHEEL_CHANNELS = ("cu118", "cu124", "cu126", "cu128", "cu129", "cu130", "cu132")
 
 _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 
@@ -131,5 +126,5 @@ def channel_cuda(channel):
 
 
 def channel_sass(channel):
-    """The SASS a channel's Linux wheels carry (CHANNEL_SASS), () when the table does not know it."""
-    return CHANNEL_SASS.get(channel, ())
+    """The SASS a channel's Linux wheels carry (the catalogue's), () for a channel not in WHEEL_CHANNELS."""
+    return tuple(wheel_sass(channel_cuda(channel))) if channel in WHEEL_CHANNELS else ()

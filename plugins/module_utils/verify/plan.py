@@ -8,7 +8,8 @@ forbid_clock_reasons) and the first GPU's name. A gate the user gives must name 
 profile (or `tests`) runs on the device: a gate that can never fire is refused, naming the
 profiles that run its test. The default gates of a product line are applied only to the tests
 that run (a quick profile has no sustained test; that is no user error). The product line is
-gpu_peaks.product_line's, the one classifier of the collection. `settings()` is what a stored
+the GPU catalogue's (hardware.catalogue.product_line), the one classifier of the collection:
+gpu_facts and torch_benchmark's per-device results give the same answer. `settings()` is what a stored
 result depends on besides the stack and the code (stack_fingerprint's `settings`): the default
 gate table lives here, in the hashed code, so the effective gates follow from settings, code
 and GPUs. Pure functions, no Ansible import.
@@ -16,9 +17,9 @@ and GPUs. Pure functions, no Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gates as benchmark_gates
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import product_line as gpu_line
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     PROFILE_TESTS, TESTS, select_tests, skip_reason)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line as gpu_line
 
 # Default gates per product line: a healthy card passes them at its power limit (power capping is
 # normal); a card slowed by heat or a hardware slowdown fails the sustained test.
@@ -42,7 +43,7 @@ def _request(request):
 
 
 def product_line(device, gpu_name):
-    """"cpu" in CPU mode, else gpu_peaks.product_line of the GPU's name."""
+    """"cpu" in CPU mode, else the catalogue's product line of the GPU's name."""
     return "cpu" if device == "cpu" else gpu_line(gpu_name)
 
 

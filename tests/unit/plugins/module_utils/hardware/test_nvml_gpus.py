@@ -14,7 +14,7 @@ def test_rtx_5090():
         "index": 0, "name": "NVIDIA GeForce RTX 5090", "name_source": "nvml",
         "uuid": "GPU-3f1b2c4d-5e6f-7081-92a3-b4c5d6e7f809", "pci_device_id": "10de:2b85",
         "pci_bus_id": "0000:01:00.0", "compute_capability": "12.0", "sm": "sm_120",
-        "arch_family": "Blackwell", "memory_total_mib": 32607, "pcie_gen_current": 1,
+        "arch_family": "Blackwell", "product_line": "geforce", "memory_total_mib": 32607, "pcie_gen_current": 1,
         "pcie_gen_max": 5, "pcie_width_current": 16, "pcie_width_max": 16,
         "persistence_mode": False, "ecc_mode": None, "mig_mode": None, "power_limit_w": 575.0,
         "max_sm_clock_mhz": 3090, "max_mem_clock_mhz": 14001, "memory_bus_width_bits": 512,

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import pci_ids
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.pci_ids import (
     PCI_IDS, host_names, lookup, parse_pci_ids)
@@ -69,13 +70,16 @@ def test_current_parts(device, name, capability):
     assert lookup(device, names={}) == (name, capability, True)
 
 
-def test_every_capability_parses():
-    for name, capability in PCI_IDS.values():
+def test_every_id_names_a_catalogue_product_with_a_capability():
+    for device in PCI_IDS:
+        name, capability, known = lookup(device, names={})
+        assert known and name == PCI_IDS[device] and product(name) is not None, hex(device)
         assert parse_capability(capability)[0] >= 7, name
 
 
 def test_every_blackwell_geforce_and_rtx_pro_is_sm_120():
-    for name, capability in PCI_IDS.values():
+    for device in PCI_IDS:
+        name, capability, _known = lookup(device, names={})
         if "RTX 50" in name or ("RTX PRO" in name and "Blackwell" in name):
             assert capability == "12.0", name
 

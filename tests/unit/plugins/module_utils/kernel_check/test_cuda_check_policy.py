@@ -5,7 +5,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import (
     REQUIREMENTS, unmet, wheel_remedy)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts, parse_capability
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
     kernel_image_verdict, split_arch_list)
 
 CU121 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.kernel_images import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
     image_runs_on, kernel_image_verdict, parse_image, split_arch_list, verdict_at_least)
 
 # Real torch.cuda.get_arch_list() outputs (docs/domain.md section 4).

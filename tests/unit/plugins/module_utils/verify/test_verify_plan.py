@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import SPEC_TABLE, product_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import product_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import PRODUCTS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.pci_ids import PCI_IDS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import plan
 
@@ -72,7 +73,7 @@ def test_a_bad_forbidden_reason_in_the_default_gates_is_refused_under_its_own_na
 
 
 def _known_names():
-    names = set(SPEC_TABLE) | set(name for name, _capability in PCI_IDS.values())
+    names = set(PRODUCTS) | set(PCI_IDS.values())
     # names the regex the role used before classified apart from gpu_peaks
     return sorted(names | {"NVIDIA RTX 4000 SFF Ada Generation", "NVIDIA TITAN RTX", "Quadro RTX 8000"})
 
