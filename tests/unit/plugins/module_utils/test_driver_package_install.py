@@ -2,8 +2,8 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """driver.package_install: the commands of an apt or dnf install, success, the summary, the progress line and
-the errors, over package manager logs (package_logs/: apt-get's own output of a Debian 12 install, dnf 4's as it
-prints it without a terminal)."""
+the errors, over package manager logs (package_logs/: apt-get's own output of a Debian 12 install, dpkg's carriage
+returns written as the line ends they read as; dnf 4's as it prints it without a terminal)."""
 from __future__ import annotations
 
 import os
