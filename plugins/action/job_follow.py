@@ -64,7 +64,8 @@ class ActionModule(ActionBase):
                 break
             seen = follow.ended(self._module("wait_for", follow.wait_args(log, args["run_id"], wait), task_vars))
             tail = self._module("command", follow.tail_args(what, log), task_vars)
-            reports.append(follow.report(what, host, self.clock() - start, seen, tail))
+            reports.append(follow.report(what, host, self.clock() - start, seen, tail,
+                                         str(args["args"].get("manager") or "")))
             display.display(reports[-1])
         status = self._status(job, task_vars)
         return follow.result(status, reports, what, host, self.clock() - start, log)

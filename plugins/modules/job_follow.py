@@ -17,8 +17,8 @@ description:
   - A launch that does not answer with a job id fails the task with the launch's message.
   - Every round waits on the target at most O(interval) seconds for that end (M(ansible.builtin.wait_for)),
     reads the end of O(log) (C(tail)) and displays a line at normal verbosity, C(<what> on <host>
-    H:MM:SS elapsed, running|finished; <news>), the news being the build's last log line or pip's progress
-    (the text of the C(blackwell.pytorch.torch_poll_report) filter).
+    H:MM:SS elapsed, running|finished; <news>), the news being the build's last log line, pip's progress
+    (its downloads and megabytes) or the package manager's.
   - After the round that sees the end, or after O(timeout) seconds, M(ansible.builtin.async_status) gives
     the job's result, which becomes this task's result with RV(reports) added; a failed job fails here
     with its message, a job that has not ended fails with how long it was followed and where its log is.
@@ -57,9 +57,10 @@ options:
     default: ""
   what:
     description:
-      - C(torch build) (the news is the log's last line), C(pip install) (pip's progress) or C(driver install)
-        (apt's progress, packages and MB fetched and the last step, the DKMS build included;
-        M(blackwell.pytorch.package_install)).
+      - C(torch build) (the news is the log's last line), C(pip install) (pip's progress), or C(driver install),
+        C(toolkit install) or C(package install) (M(blackwell.pytorch.package_install)'s log read whole - apt's or
+        dnf's progress, packages and MB fetched of the announced total with the percentage, apt's unpacked and
+        set-up counts, the last step, the DKMS build included).
     type: str
     required: true
   interval:

@@ -7,16 +7,21 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: package_install
-short_description: Install packages with apt-get, its output in a log a poller can follow
+short_description: Install packages with apt-get or dnf, the output in a log a poller can follow
 version_added: 0.4.0
 description:
-  - Runs C(apt-get install -y) of O(names) (C(--no-upgrade) for O(state=present)), waiting at most
-    O(lock_timeout) seconds for dpkg's lock, non-interactive, the configuration files on the host kept.
-  - Its output goes to O(log); at its end C(<log>.rc) holds O(run_id) and apt-get's exit status, so that
-    M(blackwell.pytorch.job_follow) (O(blackwell.pytorch.job_follow#module:what=driver install)) reports
-    the download and the DKMS build while they run.
-  - C(changed) comes from apt's summary line (upgraded, newly installed, removed).
-  - In check mode apt-get simulates (C(-s)) and nothing is installed or written.
+  - Installs O(names) with the host's package manager (O(manager)), non-interactive, its output in O(log);
+    at its end C(<log>.rc) holds O(run_id) and the exit status, so that M(blackwell.pytorch.job_follow)
+    (O(blackwell.pytorch.job_follow#module:what=driver install) or C(toolkit install)) reports the download,
+    the unpacking and the DKMS build while they run.
+  - apt - C(apt-get install -y) (C(--no-upgrade) for O(state=present)), waiting at most O(lock_timeout)
+    seconds for dpkg's lock, the configuration files on the host kept.
+  - dnf - C(dnf -y install) of O(names) (an installed package stays as it is); O(state=latest) also runs
+    C(dnf -y upgrade) of the names C(rpm -q) finds installed. dnf waits for its own lock as long as it takes
+    (the job's timeout bounds it).
+  - C(changed) comes from apt's summary line (upgraded, newly installed, removed) or dnf's transaction summary.
+  - In check mode nothing is installed or written - apt-get simulates (C(-s)); dnf resolves with C(--assumeno),
+    prints its transaction table and stops.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
@@ -37,12 +42,17 @@ options:
     type: str
     choices: [present, latest]
     default: present
+  manager:
+    description: The package manager; V(auto) is apt where C(apt-get) is found, else dnf.
+    type: str
+    choices: [auto, apt, dnf]
+    default: auto
   lock_timeout:
-    description: Seconds apt-get waits for dpkg's lock (C(DPkg::Lock::Timeout)).
+    description: Seconds apt-get waits for dpkg's lock (C(DPkg::Lock::Timeout)); apt only.
     type: int
     default: 120
   log:
-    description: The log apt-get's output goes to (its directory is created).
+    description: The log the package manager's output goes to (its directory is created).
     type: path
     required: true
   run_id:
@@ -61,12 +71,32 @@ EXAMPLES = r"""
       run_id: "{{ now().timestamp() }}"
     what: driver install
     timeout: 3600
+
+- name: Install two CUDA toolkits with dnf, reported every 30 s
+  blackwell.pytorch.job_follow:
+    module: blackwell.pytorch.package_install
+    args:
+      names: [cuda-toolkit-12-8, cuda-toolkit-13-0]
+      manager: dnf
+      log: /var/log/blackwell-pytorch/cuda-toolkit-install.log
+      run_id: "{{ now().timestamp() }}"
+    what: toolkit install
+    interval: 30
+    timeout: 7200
 """
 
 RETURN = r"""
-rc: {description: apt-get's exit status., returned: always, type: int, sample: 0}
+rc: {description: "The package manager's exit status (of the last command run).", returned: always, type: int, sample: 0}
+manager: {description: The package manager used., returned: always, type: str, sample: apt}
+commands:
+  description: The commands run, in order.
+  returned: always
+  type: list
+  elements: list
+  sample: [[dnf, -y, install, cuda-toolkit-12-8]]
 summary:
-  description: apt's summary line (None when apt printed none).
+  description: "What was (or, in check mode, would be) done: apt's summary line, dnf's transaction summary
+    (with C(downgraded)); None when the output had none."
   returned: always
   type: dict
   sample: {upgraded: 0, installed: 12, removed: 0}
@@ -94,40 +124,81 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(names=dict(type="list", elements="str", required=True),
                            state=dict(type="str", choices=list(package_install.STATES), default="present"),
+                           manager=dict(type="str", choices=["auto"] + list(package_install.MANAGERS), default="auto"),
                            lock_timeout=dict(type="int", default=120), log=dict(type="path", required=True),
                            run_id=dict(type="str", default="")),
         supports_check_mode=True)
-    params = module.params
+    params, check = module.params, module.check_mode
+    manager = params["manager"] if params["manager"] != "auto" else choose_manager(module)
+    result = {"changed": False, "rc": 0, "manager": manager, "commands": [], "summary": None, "log": params["log"],
+              "progress": ""}
     try:
-        argv = package_install.install_argv(params["names"], params["state"], params["lock_timeout"],
-                                            check=module.check_mode)
+        installed = rpm_installed(module, params["names"]) if manager == "dnf" and params["state"] == "latest" else ()
+        argvs = package_install.install_argvs(params["names"], params["state"], params["lock_timeout"], check=check,
+                                              manager=manager, installed=installed)
     except ValueError as exc:
-        module.fail_json(msg=str(exc))
-    rc, out, err = module.run_command(argv, environ_update=package_install.ENVIRONMENT) if module.check_mode \
-        else run_logged(module, argv, params["log"])
-    text = out + err
-    result = {"changed": package_install.changed(text), "rc": rc, "summary": package_install.summary(text),
-              "log": params["log"], "progress": package_install.progress(text)}
+        finish(module, dict(result, rc=2), str(exc), "")
+    result["commands"] = argvs
+    rc, text = run_logged(module, argvs, params["log"], check, manager)
+    result.update(changed=package_install.changed(text, manager), rc=rc, summary=package_install.summary(text, manager),
+                  progress=package_install.progress(text, manager))
+    if not package_install.succeeded(rc, text, check, manager):
+        finish(module, result, "%s of %s failed (rc %d): %s; see %s" % (
+            " ".join(argvs[-1][:3]) if manager == "dnf" else "apt-get install", " ".join(params["names"]), rc,
+            package_install.errors(text, manager) or text.strip()[-500:], params["log"]), text)
+    finish(module, result, None, text)
+
+
+def choose_manager(module):
+    """apt where apt-get is found, else dnf; neither fails the task."""
+    for manager, program in (("apt", "apt-get"), ("dnf", "dnf")):
+        if module.get_bin_path(program):
+            return manager
+    module.fail_json(msg="package_install: neither apt-get nor dnf is found on this host")
+
+
+def rpm_installed(module, names):
+    """The names rpm finds installed (dnf's `latest` upgrades those and installs the others)."""
+    _rc, out, _err = module.run_command(package_install.RPM_QUERY + [str(name) for name in names if name],
+                                        environ_update=package_install.ENVIRONMENT)
+    return package_install.rpm_installed(names, out)
+
+
+def finish(module, result, failure, text):
+    """<log>.rc (not in check mode: a poller waits for it), then the task's result; a failure before any
+    command also goes to the log, so that the poller shows why."""
+    params = module.params
     if not module.check_mode:
-        write(params["log"] + ".rc", "%s %d\n" % (params["run_id"], rc), 0o644)
-    if rc != 0:
-        module.fail_json(msg="apt-get install %s failed (rc %d): %s; see %s" % (
-            " ".join(params["names"]), rc, package_install.errors(text) or text.strip()[-500:], params["log"]),
-            **result)
+        if not text and failure:
+            write(params["log"], "%s\n" % failure, 0o644)
+        write(params["log"] + ".rc", "%s %d\n" % (params["run_id"], result["rc"]), 0o644)
+    if failure:
+        module.fail_json(msg=failure, **result)
     module.exit_json(**result)
 
 
-def run_logged(module, argv, log):
-    """apt-get with its output appended to the log as it comes (the poller reads the log's end)."""
-    write(log, "$ %s\n" % " ".join(argv), 0o644)
-    rc_file = log + ".rc"
-    if os.path.exists(rc_file):
-        os.remove(rc_file)
-    script = 'exec "$@" >> "$BLACKWELL_INSTALL_LOG" 2>&1'
+def run_logged(module, argvs, log, check, manager):
+    """The commands, one after the other while they succeed, with their output appended to the log as it
+    comes (the poller reads the log's end); in check mode the output is only collected. (rc, all output)."""
+    if not check:
+        write(log, "", 0o644)
+        if os.path.exists(log + ".rc"):
+            os.remove(log + ".rc")
+    script = 'echo "\\$ $*" >> "$BLACKWELL_INSTALL_LOG"; exec "$@" >> "$BLACKWELL_INSTALL_LOG" 2>&1'
     env = dict(package_install.ENVIRONMENT, BLACKWELL_INSTALL_LOG=log)
-    rc, _out, _err = module.run_command(["/bin/sh", "-c", script, "sh"] + argv, environ_update=env)
+    rc, texts = 0, []
+    for argv in argvs:
+        if check:
+            rc, out, err = module.run_command(argv, environ_update=package_install.ENVIRONMENT)
+            texts.append("$ %s\n%s%s" % (" ".join(argv), out, err))
+        else:
+            rc, _out, _err = module.run_command(["/bin/sh", "-c", script, "sh"] + argv, environ_update=env)
+        if not package_install.succeeded(rc, texts[-1] if check else "", check, manager):
+            break
+    if check:
+        return rc, "".join(texts)
     with open(log) as handle:
-        return rc, handle.read(), ""
+        return rc, handle.read()
 
 
 if __name__ == "__main__":

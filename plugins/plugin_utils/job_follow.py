@@ -29,7 +29,10 @@ ARGUMENT_SPEC = {
     "interval": {"type": "int", "default": 15},
     "timeout": {"type": "int", "required": True},
 }
-TAIL_LINES = {role_messages.BUILD: 1}  # the build reports its last line; pip's progress needs more of its log
+# The build reports its last line; pip's progress needs more of its log; a package install's counts need its
+# whole log (a line or five a package: the two toolkits' ~200 packages stay far below this).
+TAIL_LINES = {role_messages.BUILD: 1}
+TAIL_LINES.update(dict.fromkeys(package_install.WHATS, 5000))
 DEFAULT_TAIL_LINES = 400
 RESULT_TRIES = 3  # async_status after the end was seen: the job's wrapper may still be writing its result
 RESULT_DELAY = 2
@@ -86,14 +89,15 @@ def ended(wait_result):
     return not wait_result.get("failed") and not wait_result.get("unreachable")
 
 
-def report(what, host, seconds, finished, tail_result):
-    """The round's progress line; a log that is not there yet reads as empty. The driver install's news
-    is apt's (package_install.progress), the others' the pytorch role's (role_messages.poll_report)."""
+def report(what, host, seconds, finished, tail_result, manager=""):
+    """The round's progress line; a log that is not there yet reads as empty. A package install's news
+    (driver, toolkit) is apt's or dnf's (package_install.progress; `manager` the started module's option,
+    else the log tells), the others' the pytorch role's (role_messages.poll_report)."""
     log_tail = tail_result.get("stdout") if not tail_result.get("failed") else ""
-    if what == package_install.WHAT:
+    if what in package_install.WHATS:
         return "%s on %s: %s elapsed, %s; %s" % (what, host, role_messages.elapsed(seconds),
                                                  "finished" if finished else "running",
-                                                 package_install.progress(log_tail or ""))
+                                                 package_install.progress(log_tail or "", manager))
     return role_messages.poll_report(what, host, seconds, finished, log_tail or "")
 
 

@@ -28,7 +28,8 @@ WAIT_TASK = "Wait for dpkg's lock (another package manager run), then name its h
 ROLES = {  # host: (role, tasks_from, the timeout variable, the package task that must not run)
     "driver_dpkg_locked": ("nvidia_driver", "setup-Debian", "nvidia_driver_apt_lock_timeout",
                            "Install the headers of the running kernel and DKMS"),
-    "toolkit_dpkg_locked": ("cuda_toolkit", "install", "cuda_toolkit_apt_lock_timeout", "Install the toolkits"),
+    "toolkit_dpkg_locked": ("cuda_toolkit", "install", "cuda_toolkit_apt_lock_timeout",
+                            "Install the toolkits (the download and the unpacking reported every interval)"),
     "pytorch_dpkg_locked": ("pytorch", "stack", "pytorch_apt_lock_timeout",
                             "Install the venv module of the OS Python (and a source build's compilers, cmake, ninja and git)"),
 }

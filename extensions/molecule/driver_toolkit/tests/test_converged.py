@@ -75,6 +75,14 @@ def test_driver_install_went_through_the_followed_log(host):
     assert host.file("/var/log/blackwell-pytorch/nvidia-driver-install.log.rc").content_string.split()[1] == "0"
 
 
+def test_toolkit_install_went_through_the_followed_log(host):
+    log = host.file("/var/log/blackwell-pytorch/cuda-toolkit-install.log")
+    assert log.exists and log.content_string.startswith("$ apt-get install -y -o DPkg::Lock::Timeout=")
+    assert "--no-upgrade cuda-toolkit-12-8 cuda-toolkit-13-0\n" in log.content_string.splitlines(True)[0]
+    assert "Setting up cuda-toolkit-13-0 " in log.content_string and " newly installed, " in log.content_string
+    assert host.file("/var/log/blackwell-pytorch/cuda-toolkit-install.log.rc").content_string.split()[1] == "0"
+
+
 def test_persistenced_enabled(host):
     assert host.service("nvidia-persistenced").is_enabled
 

@@ -255,5 +255,21 @@ def test_the_driver_install_reports_apt_progress():
     log = ("Need to get 1,290 MB of archives.\nGet:1 http://mirror.lab/cuda nvidia-open 580.95.05-1 [12.5 kB]\n"
            "Get:2 http://mirror.lab/cuda nvidia-kernel-source 580.95.05-1 [410 MB]\n")
     assert follow.report("driver install", "bw-a", 75, False, {"stdout": log}) == (
-        "driver install on bw-a: 0:01:15 elapsed, running; 2 packages fetched, 410.0 of 1290.0 MB; "
+        "driver install on bw-a: 0:01:15 elapsed, running; 2 packages fetched, 410.0 of 1290.0 MB (31%); "
         "Get:2 http://mirror.lab/cuda nvidia-kernel-source 580.95.05-1 [410 MB]")
+    assert follow.tail_args("driver install", "/l") == {"argv": ["tail", "-n", "5000", "/l"]}
+
+
+def test_the_toolkit_install_reports_apts_or_dnfs_progress():
+    apt = ("0 upgraded, 85 newly installed, 0 to remove and 0 not upgraded.\nNeed to get 3123 MB of archives.\n"
+           "Get:1 http://mirror.lab/cuda  cuda-toolkit-config-common 12.8.90-1 [16.4 kB]\n"
+           "Get:2 http://mirror.lab/cuda  libcublas-12-8 12.8.4.1-1 [574 MB]\n")
+    assert follow.report("toolkit install", "bw-a", 30, False, {"stdout": apt}, "apt") == (
+        "toolkit install on bw-a: 0:00:30 elapsed, running; 2/85 packages fetched, 574.0 of 3123.0 MB (18%); "
+        "Get:2 http://mirror.lab/cuda  libcublas-12-8 12.8.4.1-1 [574 MB]")
+    dnf = ("Transaction Summary\n=====\nInstall  24 Packages\n\nTotal download size: 2.4 G\nDownloading Packages:\n"
+           "(1/24): libcublas-12-8-12.8.4.1-1.x86_64.rpm     50 MB/s | 548 MB     00:11    \n")
+    assert follow.report("toolkit install", "bw-a", 30, True, {"stdout": dnf}) == (
+        "toolkit install on bw-a: 0:00:30 elapsed, finished; 1/24 packages fetched, 548.0 of 2457.6 MB (22%); "
+        "Downloaded (1/24) libcublas-12-8-12.8.4.1-1.x86_64.rpm, 548.0 MB")
+    assert follow.tail_args("toolkit install", "/l") == {"argv": ["tail", "-n", "5000", "/l"]}
