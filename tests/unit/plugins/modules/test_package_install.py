@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.modules import package_install
 
 CAT = shutil.which("cat")  # by its path: a test may leave only its own programs on PATH
-LOGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils", "package_logs")
+LOGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils", "driver", "package_logs")
 INSTALLED = "The following NEW packages will be installed:\n  nvidia-open\n0 upgraded, 1 newly installed, 0 to remove.\n" \
             "Get:1 http://mirror.lab/cuda nvidia-open 580.95.05-1 [2048 kB]\nSetting up nvidia-open (580.95.05-1) ...\n"
 
