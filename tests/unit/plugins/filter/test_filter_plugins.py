@@ -19,6 +19,7 @@ PLUGINS = {
     "torch": ["torch_arch_list", "torch_arch_refusal", "torch_arch_rejections", "torch_check_summary",
               "torch_gate_failure", "torch_hashes_mismatches", "torch_max_jobs", "torch_missing_paths", "torch_pip_progress", "torch_plan",
               "torch_plan_summary", "torch_poll_report"],
+    "rollout": ["rollout_summary"],
     "verify": ["fleet_report_data", "fleet_report_html", "fleet_report_markdown", "output_dir_errors", "verify_check_gpu",
                "verify_gate_errors", "verify_plan", "verify_prometheus", "verify_summary"],
 }
