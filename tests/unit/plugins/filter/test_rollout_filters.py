@@ -11,7 +11,8 @@ from ansible_collections.blackwell.pytorch.plugins.filter.rollout import FilterM
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import rollout
 from shells import assert_each_argument_matters
 
-OLD, NEW = "venvs/torch-2.8.0-cu128", "venvs/torch-2.9.1-cu128"
+OLD = "venvs/torch-2.8.0-cu128"
+NEW = "venvs/torch-2.9.1-cu128"
 
 
 def done(host, batch, started, finished, passed=True, before=OLD, after=NEW, rolled_back=False):
