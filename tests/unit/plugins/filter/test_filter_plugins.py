@@ -17,6 +17,7 @@ PLUGINS = {
     "container_toolkit": ["container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_gpu_match",
                           "container_toolkit_inputs", "container_toolkit_probe", "container_toolkit_runtimes"],
     "torch": ["torch_arch_list", "torch_check_summary", "torch_gate_failure", "torch_max_jobs", "torch_plan"],
+    "rollout": ["rollout_summary"],
     "verify": ["fleet_report_data", "fleet_report_html", "fleet_report_markdown", "output_dir_errors", "verify_check_gpu",
                "verify_gate_errors", "verify_plan", "verify_prometheus", "verify_summary"],
 }
