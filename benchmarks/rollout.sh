@@ -87,7 +87,7 @@ for i in $(seq 1 "$hosts"); do
   ln -s venvs/torch-0.0.0-seed "$work/$h/pytorch/current"
 done
 printf -- '- name: Seed\n  hosts: h001\n  gather_facts: true\n  roles: [blackwell.pytorch.preflight, blackwell.pytorch.tools]\n' >"$work/seed.yml"
-ansible-playbook "$work/seed.yml" -i "$inv" "$@" >"$work/seed.log" 2>&1 \
+ansible-playbook "$work/seed.yml" -i "$inv" -e pytorch_adopt_path="$env" "$@" >"$work/seed.log" 2>&1 \
   || { echo "seed failed; the end of its output:" >&2; tail -n 40 "$work/seed.log" >&2; exit 1; }
 
 run() {  # run NAME [args...]: the rollout, its exit status, wall time and summary lines
