@@ -6,11 +6,10 @@ lifecycle), each documented in a sidecar YAML file of its name. Versions are rea
 (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, resolve as torch_resolve
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve as torch_resolve
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
-from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
     as_bool, as_dict, as_dicts, as_list, call, text)
@@ -38,21 +37,9 @@ def torch_arch_list(gpu_lists, ptx=False):
     return call(name, torch_source.arch_list, hosts, ptx=as_bool(ptx, "ptx", name))
 
 
-
-
 def torch_max_jobs(cpus, memory_mb, gib_per_job=torch_source.DEFAULT_GIB_PER_JOB, override=0):
     """MAX_JOBS of a source build from the cores and the available memory."""
     return call("torch_max_jobs", torch_source.max_jobs, cpus, memory_mb, gib_per_job=gib_per_job, override=override)
-
-
-
-
-
-
-
-
-
-
 
 
 def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
@@ -60,8 +47,6 @@ def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
     name = "torch_check_summary"
     return call(name, role_messages.check_summary, text(stack), as_dict(check, "check", name),
                 bool(gpus_known), text(min_verdict), [text(r) for r in as_list(require, "require", name)])
-
-
 
 
 def torch_gate_failure(check, plan, fallback=None, kept="", current=""):

@@ -86,7 +86,6 @@ def test_arch_list_errors(value, message):
         F["torch_arch_list"](value)
 
 
-
 def test_max_jobs_shell():
     base = {"cpus": 16, "memory_mb": 65536, "gib_per_job": 4, "override": 0}
     result = assert_each_argument_matters(F["torch_max_jobs"], base, {
@@ -103,9 +102,6 @@ def test_max_jobs_shell():
 def test_max_jobs_errors(kwargs, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         F["torch_max_jobs"](**kwargs)
-
-
-
 
 
 def test_role_message_shells():

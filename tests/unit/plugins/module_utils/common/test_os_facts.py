@@ -68,8 +68,8 @@ def test_host_facts_are_ansible_prefixed_with_the_python_and_user():
     assert facts["ansible_kernel"] == "6.8.0-49-generic"
     assert facts["ansible_architecture"] == "x86_64"
     assert facts["ansible_python"]["executable"] == "/usr/bin/python3"
-    assert facts["ansible_python"]["version"] == {"major": 3, "minor": 12, "micro": 3, "releaselevel": "final",
-                                                   "serial": 0}
+    assert facts["ansible_python"]["version"] == {
+        "major": 3, "minor": 12, "micro": 3, "releaselevel": "final", "serial": 0}
     assert facts["ansible_python_version"] == "3.12.3"
     assert (facts["ansible_user_id"], facts["ansible_user_uid"], facts["ansible_effective_user_id"]) == ("root", 0, 0)
     assert facts["ansible_os_family"] == "Debian"
