@@ -147,8 +147,8 @@ def _xid_text(records, ignore):
         last = counts[xid][-1]
         parts.append("Xid %s (%d time%s, last: %s)" % (xid, len(counts[xid]), "" if len(counts[xid]) == 1 else "s",
                                                        last["text"] or "no text"))
-    return "%s since boot, expected none%s" % (", ".join(parts), " but Xid %s" % ", ".join(str(x) for x in ignore)
-                                                 if ignore else "")
+    ignored = " (ignored: Xid %s)" % ", ".join(str(x) for x in ignore) if ignore else ""
+    return "%s since boot, expected none%s" % (", ".join(parts), ignored)
 
 
 def xid(gpu, log, ignore):
