@@ -18,8 +18,8 @@ description:
     C(/dev/kmsg) (the kernel's ring buffer, which may no longer hold the boot's first messages).
   - A field a GPU does not support (ECC on GeForce cards, retired pages since Ampere) is listed in the GPU's
     C(unsupported); a kernel log that cannot be read (no permission, a container) is reported with the reason.
-    Neither fails the module. Judging the readings is the M(blackwell.pytorch.gpu_health) user's, the verify
-    role's C(verify_health_*) gates.
+    Neither fails the module. The readings are judged by the verify
+    role's C(verify_health_*) gates (the C(blackwell.pytorch.verify_health) filter).
   - Never changes any GPU setting.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
@@ -36,7 +36,7 @@ options:
 requirements:
   - nvidia-ml-py (the C(pynvml) module) for the NVML readings; without it only the kernel log is read.
 notes:
-  - Run it with the interpreter of the M(blackwell.pytorch.tools) role (C(blackwell_tools_python)), which has
+  - Run it with the interpreter of the C(blackwell.pytorch.tools) role (C(blackwell_tools_python)), which has
     C(nvidia-ml-py). The kernel log needs root (C(become)) where C(kernel.dmesg_restrict) is set.
 """
 

@@ -122,8 +122,8 @@ def test_a_sick_gpu_fails_the_verdict_with_the_gates_messages(runs):
     assert document["passed"] is False and document["health"]["failures"] == expected
     assert document["message"] == "2 health gate(s) failed: " + "; ".join(expected)
     assert document["benchmark"]["devices"][0]["figures"]["gemm_fp32"]["status"] == "ok"  # the benchmark passed
-    assert 'blackwell_pytorch_health_passed{Hostname="' in (tmp_path / "sick" / "prom" /
-                                                           "blackwell_pytorch_health.prom").read_text()
+    textfile = tmp_path / "sick" / "prom" / "blackwell_pytorch_health.prom"
+    assert 'blackwell_pytorch_health_passed{Hostname="' in textfile.read_text()
 
 
 def test_the_health_is_read_again_when_the_stored_result_stands(runs):
