@@ -2,8 +2,8 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
-(report, fleet_report, fleet_html, plan) and module_utils/common/output_dirs; each filter is documented in a
-sidecar YAML file of its name."""
+(report, fleet_report, fleet_html, plan, health_gates, health_metrics) and module_utils/common/output_dirs; each
+filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -12,8 +12,9 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import output_dirs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
-    fleet_html, fleet_report, plan, report as verify_report)
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, as_list, call, text
+    fleet_html, fleet_report, health_gates, health_metrics, plan, report as verify_report)
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
+    as_bool, as_dict, as_list, call, text)
 
 
 def verify_summary(document):
@@ -72,6 +73,39 @@ def fleet_report_html(report):
     return call("fleet_report_html", fleet_html.html, as_dict(report, "report", "fleet_report_html"))
 
 
+def _health_options(options):
+    """The gates' options with booleans and Xid numbers as Ansible reads them (-e gives text)."""
+    options = as_dict(options, "options", "verify_health")
+    for key in health_gates.GATES + ("require_known",):
+        if key in options:
+            options[key] = as_bool(options[key], key, "verify_health")
+    if "xid_ignore" in options:
+        options["xid_ignore"] = [int(x) if isinstance(x, str) and x.strip().isdigit() else x
+                                 for x in as_list(options["xid_ignore"], "xid_ignore", "verify_health")]
+    return options
+
+
+def verify_health(reading, options=None, host=None, benchmark=None, stored=None, device="cuda"):
+    """The health gates' verdict on a gpu_health reading; `benchmark` (a torch_benchmark document) holds the
+    link under load, `stored` the date of the result it comes from when that is not this run's."""
+    return call("verify_health", health_gates.evaluate, as_dict(reading, "reading", "verify_health"),
+                _health_options(options), text(host), as_dict(benchmark, "benchmark", "verify_health"),
+                text(stored) or None, text(device))
+
+
+def verify_with_health(document, health=None):
+    """A verification result with the health verdict joined (passed, message, summary, health)."""
+    return call("verify_with_health", health_gates.with_health, as_dict(document, "document", "verify_with_health"),
+                as_dict(health, "health", "verify_with_health"))
+
+
+def verify_health_prometheus(reading, health=None, host=None):
+    """The node_exporter textfile of a gpu_health reading, named as dcgm-exporter names its metrics."""
+    return call("verify_health_prometheus", health_metrics.prometheus,
+                as_dict(reading, "reading", "verify_health_prometheus"),
+                as_dict(health, "health", "verify_health_prometheus"), text(host))
+
+
 class FilterModule(object):
     """blackwell.pytorch verification report filters."""
 
@@ -80,4 +114,6 @@ class FilterModule(object):
                 "verify_gate_errors": verify_gate_errors, "verify_plan": verify_plan,
                 "output_dir_errors": output_dir_errors,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,
-                "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html}
+                "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html,
+                "verify_health": verify_health, "verify_with_health": verify_with_health,
+                "verify_health_prometheus": verify_health_prometheus}

@@ -1,12 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""GPU telemetry while a benchmark test runs: clocks, power, temperature, clock-event reasons.
+"""GPU telemetry while a benchmark test runs: clocks, power, temperature, clock-event reasons, PCIe link.
 
 A Sampler thread in the benchmark child polls NVML (read-only queries; no GPU setting is
 changed) every `interval_s` while a test runs. summarize() turns the samples into
 min/median/max per quantity and the clock-event reasons seen, decoded from NVML's bitmask
-(nvmlDeviceGetCurrentClocksEventReasons, formerly ...ClocksThrottleReasons). Runs inside
+(nvmlDeviceGetCurrentClocksEventReasons, formerly ...ClocksThrottleReasons). The PCIe link's
+generation and width are read under load here because a GPU slows its link down at idle (the
+verify role's health gate judges the generation from these readings). Runs inside
 the child (pynvml is passed in) and in the parent (the pure functions); Python 3.9, no
 Ansible import.
 """
@@ -28,7 +30,7 @@ REASON_BITS = (
     (0x100, "display_clock_setting"),
 )
 REASON_NAMES = tuple(name for bit, name in REASON_BITS)
-QUANTITIES = ("sm_clock_mhz", "mem_clock_mhz", "power_w", "temperature_c")
+QUANTITIES = ("sm_clock_mhz", "mem_clock_mhz", "power_w", "temperature_c", "pcie_gen", "pcie_width")
 INTERVAL_S = 0.1
 
 
@@ -66,7 +68,8 @@ def _stats(values):
 
 
 def summarize(samples, tail_s=None):
-    """{samples, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c ({min, median, max} or None),
+    """{samples, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, pcie_gen, pcie_width ({min, median, max}
+    or None),
     reasons (names seen in any sample, bit order), reasons_mask (OR of all masks)}; with tail_s
     also `tail`: the same over the samples of the last tail_s seconds."""
     summary = {"samples": len(samples)}
@@ -91,7 +94,7 @@ def _read(nvml, handle, func, *args):
 
 
 def read_sample(nvml, handle):
-    """One sample: {t, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, reasons}."""
+    """One sample: {t, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, pcie_gen, pcie_width, reasons}."""
     power = _read(nvml, handle, "nvmlDeviceGetPowerUsage")
     reasons = _read(nvml, handle, "nvmlDeviceGetCurrentClocksEventReasons")
     if reasons is None:
@@ -101,6 +104,8 @@ def read_sample(nvml, handle):
             "mem_clock_mhz": _read(nvml, handle, "nvmlDeviceGetClockInfo", nvml.NVML_CLOCK_MEM),
             "power_w": round(power / 1000.0, 1) if power is not None else None,
             "temperature_c": _read(nvml, handle, "nvmlDeviceGetTemperature", 0),  # NVML_TEMPERATURE_GPU
+            "pcie_gen": _read(nvml, handle, "nvmlDeviceGetCurrPcieLinkGeneration"),
+            "pcie_width": _read(nvml, handle, "nvmlDeviceGetCurrPcieLinkWidth"),
             "reasons": reasons}
 
 

@@ -143,16 +143,25 @@ def _samples(document):
                 yield "benchmark_clock_event_reason", labels + [("reason", reason)], 1
 
 
-def prometheus(document):
-    """The textfile: HELP and TYPE once per metric, then its samples (all gauges)."""
+def textfile(samples, help_text, metric_type=None):
+    """node_exporter's textfile format of (name, labels, value) samples: HELP and TYPE once per metric (in the
+    order metrics first appear), then its samples. `help_text(name)` gives the help, `metric_type(name)` the
+    type (default gauge)."""
     by_metric = {}
-    for metric, labels, value in _samples(document):
+    for metric, labels, value in samples:
         by_metric.setdefault(metric, []).append((labels, value))
     lines = []
-    for metric, samples in by_metric.items():
-        name = PREFIX + metric
-        lines.append("# HELP %s %s" % (name, HELP.get(metric, "Benchmark figure in base units (%s)." % metric)))
-        lines.append("# TYPE %s gauge" % name)
-        for labels, value in samples:
+    for name, metric_samples in by_metric.items():
+        lines.append("# HELP %s %s" % (name, help_text(name)))
+        lines.append("# TYPE %s %s" % (name, metric_type(name) if metric_type else "gauge"))
+        for labels, value in metric_samples:
             lines.append("%s%s %s" % (name, _labels(labels), repr(float(value)) if isinstance(value, float) else value))
     return "\n".join(lines) + "\n"
+
+
+def prometheus(document):
+    """The textfile: HELP and TYPE once per metric, then its samples (all gauges)."""
+    def help_text(name):
+        metric = name[len(PREFIX):]
+        return HELP.get(metric, "Benchmark figure in base units (%s)." % metric)
+    return textfile(((PREFIX + metric, labels, value) for metric, labels, value in _samples(document)), help_text)

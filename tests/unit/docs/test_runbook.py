@@ -153,6 +153,35 @@ def index_messages(tmp_path):
             re.sub(r"\[Errno \d+\]", "[Errno 111]", str(refused.value).replace(closed, MIRROR)))
 
 
+def health_messages():
+    """The sick section's messages, made by the health gates from an RTX 5090 and an H100 reading."""
+    import fake_nvml_health as fh
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import nvml_health, parse_xids
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import health_gates
+
+    def reading(gpu, lines=()):
+        result = nvml_health(fh.HealthNVML([gpu]))
+        result["kernel_log"] = {"source": "journal", "complete": True, "error": None, "xids": parse_xids(lines)}
+        return result
+
+    rtx = dict(fh.RTX_5090_IDLE, minor=0)
+    telemetry = {"devices": [{"uuid": rtx["uuid"], "figures": {"h2d": {"telemetry": {"pcie_gen": {"max": 3}}}}}]}
+    sick = health_gates.evaluate(reading(rtx, ["NVRM: Xid (PCI:0000:01:00): 79, pid=1452, name=python3, GPU has "
+                                               "fallen off the bus."]), host=HOST, benchmark=telemetry)
+    joined = health_gates.with_health({"passed": True, "message": "all gates passed", "summary": []}, sick)
+    h100 = health_gates.evaluate(reading(dict(fh.H100_HEALTHY, remap=(0, 1, 1, 0), ecc_errors={0: 1, 1: 1})),
+                                 host="ws-h100-01")
+    return [joined["message"]] + h100["failures"]
+
+
+def test_runbook_quotes_the_health_gate_failures():
+    messages = health_messages()
+    assert messages[0].startswith("2 health gate(s) failed: ws-5090-02: GPU 0 (NVIDIA GeForce RTX 5090")
+    assert len(messages) == 3
+    for message in messages:
+        assert message in _runbook()
+
+
 def test_runbook_quotes_the_slow_gate_failure():
     message = slow_message()
     assert message.startswith("1 benchmark gate(s) failed on ws-5090-02: gemm_bf16 on GPU 0")

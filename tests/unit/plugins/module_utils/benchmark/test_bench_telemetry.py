@@ -81,6 +81,12 @@ class FakeNvml:
     def nvmlDeviceGetTemperature(self, handle, sensor):  # noqa: N802
         return 71
 
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, handle):  # noqa: N802
+        return 5
+
+    def nvmlDeviceGetCurrPcieLinkWidth(self, handle):  # noqa: N802
+        return 16
+
 
 @pytest.mark.parametrize("call", ["nvmlDeviceGetCurrentClocksEventReasons",
                                   "nvmlDeviceGetCurrentClocksThrottleReasons"])
@@ -88,6 +94,18 @@ def test_read_sample_uses_the_new_or_the_old_reasons_call(call):
     got = read_sample(FakeNvml(call), "handle")
     assert got["sm_clock_mhz"] == 1365 and got["mem_clock_mhz"] == 2619
     assert got["power_w"] == 699.8 and got["temperature_c"] == 71 and got["reasons"] == 0x4
+    assert (got["pcie_gen"], got["pcie_width"]) == (5, 16)
+
+
+def test_the_pcie_link_under_load_is_summarised():
+    """The link idles at gen 1 and trains up to gen 5 once the test runs: the health gate reads the max."""
+    samples = [dict(sample(t / 10.0, 1980, 600.0, 0x0), pcie_gen=gen, pcie_width=16)
+               for t, gen in enumerate([1, 1, 5, 5, 5])]
+    summary = summarize(samples)
+    assert summary["pcie_gen"] == {"min": 1, "median": 5, "max": 5}
+    assert summary["pcie_width"] == {"min": 16, "median": 16, "max": 16}
+    # a GPU without the calls (an old nvidia-ml-py): None, as any quantity it does not report
+    assert summarize([sample(0.0, 1980, 600.0, 0x0)])["pcie_gen"] is None
 
 
 def test_sampler_thread_collects_until_stopped():
