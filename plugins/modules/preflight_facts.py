@@ -254,9 +254,8 @@ def read_first(paths):
     return ""
 
 
-def minimal_facts():
-    """The OS facts the roles read (module_utils/common/os_facts.py), ansible_ prefixed."""
-    user = current_user()
+def minimal_facts(user):
+    """The OS facts the roles read (module_utils/common/os_facts.py), ansible_ prefixed. user: current_user()."""
     python = {"executable": sys.executable, "version_info": list(sys.version_info),
               "cpython": platform.python_implementation() == "CPython"}
     return host_facts(read_first(OS_RELEASE), read_first([DEBIAN_VERSION]), platform.release(), platform.machine(),
@@ -326,7 +325,8 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    facts = minimal_facts() if params["gather_minimal"] else {}
+    user = current_user()
+    facts = minimal_facts(user) if params["gather_minimal"] else {}
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
     kernel = params["kernel"] or facts.get("ansible_kernel") or platform.release()
     on_bus, proc_text, module_loaded = read_bus(SYS_ROOT, PROC_VERSION)
@@ -345,7 +345,6 @@ def main():
         module.fail_json(msg=str(err))
     headers = headers_report(os_family, kernel, MODULES_ROOT, query,
                              package_lists_present(os_family, APT_LISTS, DNF_CACHE))
-    user = current_user()
     stages = [s.strip() for s in params["stages"]]
     refused_stages = stage_refusals(module, stages, user, os_family, headers, driver)
     os_facts = {
