@@ -224,3 +224,16 @@ def test_fleet_report_dir_that_is_a_file_is_refused_before_the_hosts_work(tmp_pa
     # nothing of the hosts' work ran: no task of the preflight, tools or verify roles
     assert not any(name.startswith(("blackwell.pytorch.verify", "blackwell.pytorch.preflight", "blackwell.pytorch.tools"))
                    for name in result["tasks"]), result["tasks"]
+
+
+@pytest.mark.parametrize("stages", ["pytorch,verfiy", ["driver", "gpu"]])
+def test_an_unknown_site_stage_is_refused_by_the_first_task(tmp_path, stages):
+    hosts = {"ws": {"blackwell_site_stages": stages, "pytorch_python": "/usr/bin/python3"}}
+    _rc, stdout, stderr = run(tmp_path, [], hosts, playbook=os.path.join(ROOT, "playbooks", "site.yml"))
+    assert "plays" in stdout, stderr
+    result = outcome(stdout, "ws")
+    assert result["failed_task"].startswith("Validate the stages"), result
+    unknown = "verfiy" if isinstance(stages, str) else "gpu"
+    assert ("value of blackwell_site_stages must be one or more of: driver, toolkit, containers, pytorch, verify. "
+            "Got no match for: %s" % unknown) in result["msg"], result
+    assert result["tasks"] == [result["failed_task"]], result["tasks"]  # nothing ran before it
