@@ -11,7 +11,7 @@ No Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.probes import PROBES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
     parse_image, verdict_at_least)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.policy import (
     REQUIREMENTS, unmet, wheel_remedy)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts, parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import (
     child_base, child_companions, child_facts, child_gpu, native_sass, probes)
 
 NO_TORCH = "ModuleNotFoundError: import of torch halted; None in sys.modules"
