@@ -29,7 +29,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.probes import PROBES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
-    kernel_image_verdict, split_arch_list)
+    images_by_kind, kernel_image_verdict)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, companion_match
 
 DEFAULT_TIMEOUT = 120
@@ -254,7 +254,7 @@ def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_T
 
 
 def _report_gpus(report, facts, children, torch_compile, compile_timeout, started, lock):
-    split = split_arch_list(facts["arch_list"])
+    split = images_by_kind(facts["arch_list"])
     report["build"] = {
         "torch_version": facts["torch_version"], "git_version": facts["git_version"],
         "cuda_runtime": facts["cuda"], "cudnn": version_string(facts["cudnn"]),

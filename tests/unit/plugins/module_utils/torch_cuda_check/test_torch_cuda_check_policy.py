@@ -6,7 +6,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check
     REQUIREMENTS, unmet, wheel_remedy)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts, parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
-    kernel_image_verdict, split_arch_list)
+    images_by_kind, kernel_image_verdict)
 
 CU121 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
 CU130 = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
@@ -30,7 +30,7 @@ def gpu(name, capability, arch_list, index=0, failing=(), probes=None, sass="ok"
 
 
 def report(gpus, arch_list, version, cuda=None, nccl=True, companions=None):
-    split = split_arch_list(arch_list)
+    split = images_by_kind(arch_list)
     ok = {"installed": "x", "import_ok": True, "import_error": None, "expected": "x", "match": True, "reason": "ok"}
     return {"python": "/opt/torch/.venv/bin/python3", "gpus": gpus,
             "build": {"torch_version": version, "cuda_runtime": cuda or "13.0", "arch_list": arch_list,
