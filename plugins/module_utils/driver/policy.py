@@ -21,6 +21,7 @@ import re
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_branch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import model_label
 
 OPEN_REQUIRED_FROM = (10, 0)   # Blackwell: only the open kernel modules drive it
 OPEN_SUPPORTED_FROM = (7, 5)   # Turing: the oldest GPU the open kernel modules support
@@ -37,11 +38,6 @@ _NOT_DRIVER = re.compile(r"^(nvidia-container|libnvidia-container|nvidia-docker)
 _CORE_NAME = re.compile(r"^(nvidia-open|nvidia-driver(-\d+)?(-open)?|nvidia-driver-pinning-\d+|cuda-drivers(-\d+)?|"
                         r"nvidia-dkms(-\d+)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-kernel-source(-\d+)?(-open)?|"
                         r"kmod-nvidia.*|libnvidia-compute(-\d+)?)$")
-
-
-def gpu_label(gpu):
-    """"NVIDIA GeForce RTX 5090 (sm_120)" for messages."""
-    return "%s (%s)" % (gpu.get("name") or "GPU", gpu.get("sm") or "compute %s" % gpu.get("compute_capability"))
 
 
 def _capability(gpu):
@@ -73,27 +69,27 @@ def choose_flavor(requested, gpus=()):
     if need_open and too_old:
         result["msg"] = ("%s need(s) the open kernel module, which does not support %s (older than "
                          "Turing): no driver flavor drives both; put them in different hosts" % (
-                             ", ".join(gpu_label(g) for g in need_open),
-                             ", ".join(gpu_label(g) for g in too_old)))
+                             ", ".join(model_label(g) for g in need_open),
+                             ", ".join(model_label(g) for g in too_old)))
         return result
     if requested == "proprietary" and need_open:
         result["msg"] = ("nvidia_driver_flavor proprietary refused: %s is supported only by NVIDIA's open "
                          "kernel modules (with the proprietary module the kernel logs 'requires use of "
                          "the NVIDIA open kernel modules' and RmInitAdapter fails). Set "
-                         "nvidia_driver_flavor: open (or auto)" % ", ".join(gpu_label(g) for g in need_open))
+                         "nvidia_driver_flavor: open (or auto)" % ", ".join(model_label(g) for g in need_open))
         return result
     if requested == "open" and too_old:
         result["msg"] = ("nvidia_driver_flavor open refused: the open kernel modules support Turing "
                          "(compute capability 7.5) and newer, not %s. Set nvidia_driver_flavor: "
-                         "proprietary (or auto)" % ", ".join(gpu_label(g) for g in too_old))
+                         "proprietary (or auto)" % ", ".join(model_label(g) for g in too_old))
         return result
     if requested == "auto":
         flavor = "proprietary" if too_old else "open"
         if need_open:
-            why = "required by %s" % ", ".join(gpu_label(g) for g in need_open)
+            why = "required by %s" % ", ".join(model_label(g) for g in need_open)
         elif too_old:
             why = "%s predate(s) Turing, which the open module does not support" % ", ".join(
-                gpu_label(g) for g in too_old)
+                model_label(g) for g in too_old)
         elif gpus:
             why = "recommended for Turing and newer"
         else:

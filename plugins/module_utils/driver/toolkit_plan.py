@@ -16,8 +16,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_comp
     driver_key, driver_supports, minimum_driver, package_name, parse_cuda_version, parse_found,
     toolkits_from_packages, untargetable)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import gpu_label
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import model_label
 
 
 def probe_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), minor_compat=False, manage="auto",
@@ -112,7 +112,7 @@ def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), m
         if not chosen:
             problems.append("no toolkit of %s runs on driver %s and targets %s" % (
                 ", ".join(cuda_string(v) for v in INSTALLABLE), driver,
-                ", ".join(gpu_label(g) for g in gpus) or "the GPUs"))
+                ", ".join(model_label(g) for g in gpus) or "the GPUs"))
             return plan
         wanted = [parse_cuda_version(chosen)]
         plan["chosen_from_driver"] = True
@@ -129,10 +129,10 @@ def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), m
             cap = gpu.get("compute_capability") or gpu.get("sm")
             if untargetable(version, [cap]):
                 problems.append("CUDA %s cannot target %s: its nvcc has no %s (Blackwell needs 12.8 "
-                                "or newer)" % (label, gpu_label(gpu), compute_name(cap))
+                                "or newer)" % (label, model_label(gpu), compute_name(cap))
                                 if parse_capability(cap)[0] >= 10 else
                                 "CUDA %s cannot target %s: its nvcc has no %s" % (
-                                    label, gpu_label(gpu), compute_name(cap)))
+                                    label, model_label(gpu), compute_name(cap)))
         if driver:
             ok, how = driver_supports(version, driver, minor_compat, parse)
             if not ok:

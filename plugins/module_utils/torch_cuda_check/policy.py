@@ -15,6 +15,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
     parse_image, verdict_at_least)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import gpu_label
 
 BUILD_REQUIREMENTS = ("nccl", "torchvision", "torchaudio")
 # Every name `require` accepts; the module's documentation says what each one asks for.
@@ -35,10 +36,6 @@ def wheel_remedy(capability, sass):
         return ("this build's oldest SASS is %s: install a wheel of an older CUDA channel that lists %s "
                 "(2.7.1+cu126 lists sm_50 to sm_90)" % (oldest["name"], sm))
     return "install a wheel whose torch.cuda.get_arch_list() lists %s" % sm
-
-
-def gpu_label(gpu):
-    return "GPU %s (%s, %s)" % (gpu["index"], gpu["name"], gpu["sm"])
 
 
 def _verdict_failure(gpu, build, wanted):
