@@ -1,5 +1,5 @@
 """The child programs, built from the real child modules and run for real: without torch, and with a
-CPU-only torch (no GPU needed). The modules' pure parts are tested in test_cuda_check_child_code.py."""
+CPU-only torch (no GPU needed). The modules' pure parts are tested in test_torch_cuda_check_child_code.py."""
 from __future__ import annotations
 
 import os
