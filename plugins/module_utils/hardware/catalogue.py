@@ -23,8 +23,9 @@ capability, product line ("geforce", "workstation" or "datacenter") and confirme
 PCI device ids live next to it (hardware/pci_ids.py) and name a product of this table.
 
 Every other table of the collection reads these (gpu_arch, pci_ids, driver.cuda_compat,
-driver.policy, driver.toolkit_plan, planning.matrix, benchmark.gpu_peaks); lookups read the tables at call time. Pure data and
-functions, no Ansible import; runs in the benchmark's child too.
+driver.policy, driver.toolkit_plan, planning.matrix, benchmark.gpu_peaks, torch_cuda_check.policy);
+lookups read the tables at call time. Pure data and functions, no Ansible import; runs in the
+benchmark's child too.
 """
 from __future__ import annotations
 
@@ -239,6 +240,15 @@ def wheel_sass(cuda):
         if wheels and wheels[0] <= tuple(cuda) and (wheels[1] is None or tuple(cuda) <= wheels[1]):
             names.append("sm_%d%d" % capability)
     return names
+
+
+def first_wheel_channel(capability):
+    """The first CUDA channel (major, minor) whose Linux wheels carry SASS that runs on `capability`
+    (a listed capability of the same major and a minor up to its own), or None."""
+    major, minor = capability
+    firsts = [row["wheel_sass"][0] for (row_major, row_minor), row in ARCHITECTURES.items()
+              if row["wheel_sass"] and row_major == major and row_minor <= minor]
+    return min(firsts) if firsts else None
 
 
 def rate(capability, kind):

@@ -181,3 +181,12 @@ def test_open_modules_from_turing_and_only_them_from_blackwell():
         assert (row["open_module"] == catalogue.OPEN_REQUIRED) == (row["family"] == "Blackwell"), capability
     assert catalogue.nearest_architecture((8, 5)) is catalogue.ARCHITECTURES[(8, 0)]
     assert catalogue.nearest_architecture((4, 0)) is None
+
+
+def test_first_wheel_channel_of_a_capability():
+    assert catalogue.first_wheel_channel((12, 0)) == (12, 8)
+    assert catalogue.first_wheel_channel((12, 1)) == (12, 8)  # runs the sm_120 SASS
+    assert catalogue.first_wheel_channel((10, 3)) == (12, 8)
+    assert catalogue.first_wheel_channel((8, 9)) == (11, 8)  # runs the sm_86 SASS
+    assert catalogue.first_wheel_channel((11, 0)) is None
+    assert catalogue.first_wheel_channel((5, 2)) == (11, 8)

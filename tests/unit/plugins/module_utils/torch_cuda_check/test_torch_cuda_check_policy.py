@@ -144,6 +144,8 @@ def test_unknown_companion_line_is_not_held_against_the_build():
 @pytest.mark.parametrize("capability,sass,remedy", [
     ((12, 0), CU121, "install a cu128+ wheel"),
     ((10, 0), CU121, "install a cu128+ wheel"),
+    ((12, 1), CU121, "install a cu128+ wheel"),  # runs sm_120 SASS: the catalogue's first channel of 12.0
+    ((10, 3), CU121, "install a cu128+ wheel"),
     ((6, 1), CU130, "this build's oldest SASS is sm_75: install a wheel of an older CUDA channel that lists sm_61 "
                     "(2.7.1+cu126 lists sm_50 to sm_90)"),
     ((11, 0), CU130, "install a wheel whose torch.cuda.get_arch_list() lists sm_110"),
