@@ -48,8 +48,8 @@ def main():
     parser.add_argument("--parallel", type=int, default=4, help="children at a time (1: one by one)")
     args = parser.parse_args()
     import_collection()
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import unmet
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import run_check
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.policy import unmet
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.run import run_check
 
     report = run_check(args.python, timeout=args.timeout, torch_compile=args.torch_compile,
                        parallel=args.parallel)

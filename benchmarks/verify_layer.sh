@@ -2,7 +2,7 @@
 # GPU layer of the verify stage: runs playbooks/verify.yml (and site.yml) on this machine with the
 # torch at $TORCH_PY and prints one table: step, exit status, wall time, and what the result says.
 # Steps (default all, in this order): quick reuse site forbid standard; upgrade (after quick: a copy of the
-# collection with one byte of module_utils/kernel_check changed must verify again, then reuse). Rows also go to $OUT/table.txt
+# collection with one byte of module_utils/torch_cuda_check changed must verify again, then reuse). Rows also go to $OUT/table.txt
 # as each step ends. benchmarks/callback_plugins/task_times.py times every role and task: the table
 # shows the verify role's own seconds, and each log ends with the slowest tasks. Needs ansible-playbook on PATH and the
 # collection on ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh verify sets both up).
@@ -70,7 +70,7 @@ for step in "${steps[@]}"; do
       copy="$work/upgraded/ansible_collections/blackwell/pytorch"
       mkdir -p "$copy"
       cp -r plugins roles meta playbooks galaxy.yml "$copy/"
-      sed -i '0,/contributors/s//Contributors/' "$copy/plugins/module_utils/kernel_check/policy.py"
+      sed -i '0,/contributors/s//Contributors/' "$copy/plugins/module_utils/torch_cuda_check/policy.py"
       read -r rc ms < <(ANSIBLE_COLLECTIONS_PATH="$work/upgraded" play "$log" "$copy/playbooks/verify.yml" \
                           -e pytorch_python="$TORCH_PY")
       rows+=("quick after an upgrade of the check's code, same version|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)")

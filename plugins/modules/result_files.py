@@ -92,30 +92,17 @@ paths:
 """
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import (
-    diffs, plan_files, request_errors)
+    diffs, plan_files, replace_file, request_errors)
 
 
 def attributes(module, path, mode):
     params = dict(module.params, mode=mode)
     return module.load_file_common_arguments(params, path=path)
-
-
-def write(module, item):
-    directory = os.path.dirname(item["path"])
-    handle, temporary = tempfile.mkstemp(prefix=".%s." % item["name"], suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(item["content"])
-        module.atomic_move(temporary, item["path"])
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def main():
@@ -157,7 +144,7 @@ def main():
     for item in planned:
         if item["differs"]:
             try:
-                write(module, item)
+                replace_file(module, item["path"], item["content"])
             except (IOError, OSError) as exc:
                 module.fail_json(msg="cannot write %s: %s" % (item["path"], exc), **result)
         changed = module.set_fs_attributes_if_different(attributes(module, item["path"], item["mode"]), changed)

@@ -296,7 +296,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.result
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import BenchmarkError, run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import PROFILES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_file import write_result
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import write_result
 
 
 def main():

@@ -287,8 +287,8 @@ import sys
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import REQUIREMENTS, unmet
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.policy import REQUIREMENTS, unmet
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.run import (
     DEFAULT_COMPILE_TIMEOUT, DEFAULT_PARALLEL, DEFAULT_TIMEOUT, option_errors, run_check)
 
 

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A child entry for the unit tests: kernel_check.probes run on the CPU with a real torch (no GPU).
+"""A child entry for the unit tests: torch_cuda_check.probes run on the CPU with a real torch (no GPU).
 
 Shipped with common.child_program beside the real child modules, as the GPU child ships them.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.probes import (
     SDPA_BACKENDS, close, probe_bf16, probe_sdpa, timed)
 
 

@@ -62,8 +62,9 @@ def torch_version(python):
     return None
 
 
-def torch_build(python, package_set):
-    """{version, cuda, git_version} of the environment's torch (None when torch is not installed)."""
+def installed_torch(python, package_set):
+    """{version, cuda, git_version} of the environment's installed torch, read from its files without importing
+    it (None when torch is not installed); stack_probe.torch_build is what an imported torch says."""
     version = None
     for entry in package_set:
         if entry.startswith("torch=="):

@@ -1,21 +1,33 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Several result files into one directory in one module call (the result_files module).
+"""Result files, written the Ansible way: through a temporary file beside the target and
+module.atomic_move, only when the content differs, mode/owner/group through
+module.set_fs_attributes_if_different.
 
-The verify role writes cuda_check.json, verify.json and the Prometheus textfile; the fleet report
-writes fleet.json, fleet.md and fleet.html. Written with ansible.builtin.copy, each file costs two
-module calls (stat, then file for the attributes) even when nothing changes; here the whole set is
-one call. plan_files() is pure: it checks the entries and says which files differ from what is
-there. Python 3.9, standard library only, no Ansible import.
+- Several files into one directory in one module call (the result_files module). The verify role
+  writes cuda_check.json, verify.json and the Prometheus textfile; the fleet report writes
+  fleet.json, fleet.md and fleet.html. Written with ansible.builtin.copy, each file costs two
+  module calls (stat, then file for the attributes) even when nothing changes; here the whole set
+  is one call. plan_files() is pure: it checks the entries and says which files differ from what
+  is there.
+- One JSON document to a module's `dest` (write_result(): torch_benchmark, which takes the file
+  common arguments), with `changed` and a diff.
+
+Python 3.9, standard library only, no Ansible import (the module object is passed in).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import tempfile
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 MODE = re.compile(r"^0?[0-7]{3}$")
+DEFAULT_MODE = "0644"
 
 
 def entry_errors(files):
@@ -65,3 +77,40 @@ def diffs(planned):
     """Ansible's diff list: one before/after per file that differs."""
     return [{"before_header": item["path"], "after_header": item["path"], "before": item["before"] or "",
              "after": item["content"]} for item in planned if item["differs"]]
+
+
+def replace_file(module, path, text):
+    """Write `text` to `path` through a temporary file in its directory and module.atomic_move."""
+    handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp",
+                                         dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        module.atomic_move(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def render(document):
+    """The JSON text a result file holds (sorted keys, indented, final newline)."""
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def write_result(module, dest, document):
+    """(changed, diff) after writing `document` as JSON to `dest` (module.params carries the file common
+    arguments; mode 0644 unless given); in check mode only what would change."""
+    text = render(document)
+    before = read_text(dest)
+    changed = before != text
+    diff = {"before_header": dest, "after_header": dest, "before": before or "", "after": text}
+    params = dict(module.params)
+    if params.get("mode") is None:
+        params["mode"] = DEFAULT_MODE
+    if module.check_mode:
+        return changed, diff
+    if changed:
+        replace_file(module, dest, text)
+    file_args = module.load_file_common_arguments(params, path=dest)
+    changed = module.set_fs_attributes_if_different(file_args, changed, diff=None)
+    return changed, diff

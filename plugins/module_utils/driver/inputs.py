@@ -17,7 +17,7 @@ import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import minimum_branch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp import normalize_fingerprint
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import gpu_label
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import model_label
 
 _BRANCH = re.compile(r"^[1-9]\d{2}$")
 _URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<netloc>[^/?#]*)(?P<rest>[^\s]*)$")
@@ -38,7 +38,7 @@ def branch_problems(branch, gpus=()):
     for gpu in gpus or ():
         need = minimum_branch(gpu.get("compute_capability") or gpu.get("sm"))
         if need and int(text) < need:
-            too_new.append("%s needs branch %d or newer" % (gpu_label(gpu), need))
+            too_new.append("%s needs branch %d or newer" % (model_label(gpu), need))
     if too_new:
         return ["nvidia_driver_branch %s cannot drive the GPUs here: %s. Set nvidia_driver_branch: 580 "
                 "(long-term branch)" % (text, "; ".join(too_new))]

@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Decisions of the nvidia_driver role (docs/domain.md section 2), made before anything changes.
 
-- flavor: auto | open | proprietary against the GPUs (the open kernel module is required from
-  compute capability 10 and on Grace Hopper, supports Turing and newer only);
+- flavor: auto | open | proprietary against the GPUs (which GPUs the open kernel modules are required
+  for or do not support is the GPU catalogue's: hardware.catalogue.open_module);
 - what to do with the driver already there: manage it with packages, adopt a loaded driver of
   the wanted branch and flavor that no package owns (runfile, image-provided), or only check;
 - which packages to install from what the repository offers: the branch pinning package then
@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_branch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import model_label
 
-OPEN_REQUIRED_FROM = (10, 0)   # Blackwell: only the open kernel modules drive it
-OPEN_SUPPORTED_FROM = (7, 5)   # Turing: the oldest GPU the open kernel modules support
 FLAVORS = ("auto", "open", "proprietary")
 
 # Installed packages that make up a driver (dpkg / rpm names). The container toolkit shares
@@ -39,26 +39,27 @@ _CORE_NAME = re.compile(r"^(nvidia-open|nvidia-driver(-\d+)?(-open)?|nvidia-driv
                         r"kmod-nvidia.*|libnvidia-compute(-\d+)?)$")
 
 
-def gpu_label(gpu):
-    """"NVIDIA GeForce RTX 5090 (sm_120)" for messages."""
-    return "%s (%s)" % (gpu.get("name") or "GPU", gpu.get("sm") or "compute %s" % gpu.get("compute_capability"))
-
-
-def _capability(gpu):
-    return parse_capability(gpu.get("compute_capability") or gpu.get("sm"))
+def _open_module(gpu):
+    return catalogue.open_module(parse_capability(gpu.get("compute_capability") or gpu.get("sm")), gpu.get("name"))
 
 
 def needs_open(gpu):
     """Whether the GPU works only with the open kernel module (Blackwell, Grace Hopper)."""
-    return _capability(gpu) >= OPEN_REQUIRED_FROM or "GH200" in str(gpu.get("name") or "")
+    return _open_module(gpu) == catalogue.OPEN_REQUIRED
+
+
+def _oldest_open():
+    """("Turing", "7.5"): the family and capability of the oldest GPUs the open kernel modules support."""
+    oldest = catalogue.open_module_oldest()
+    return catalogue.family(*oldest), "%d.%d" % oldest
 
 
 def choose_flavor(requested, gpus=()):
     """auto | open | proprietary -> {"ok", "flavor", "open_required", "msg"}.
 
-    auto picks open (required for compute capability >= 10, recommended for every Turing+
+    auto picks open (required for Blackwell and Grace Hopper, recommended for every Turing+
     GPU, and the choice when no GPU is known); proprietary only where a pre-Turing GPU needs
-    it. Refused: proprietary on a GPU that needs open, open on a pre-Turing GPU, or both
+    it (the GPU catalogue says which GPUs are which). Refused: proprietary on a GPU that needs open, open on a pre-Turing GPU, or both
     kinds in one host.
     """
     requested = str(requested or "auto").lower()
@@ -68,36 +69,37 @@ def choose_flavor(requested, gpus=()):
         result["msg"] = "nvidia_driver_flavor must be one of %s, not %r" % (", ".join(FLAVORS), requested)
         return result
     need_open = [g for g in gpus if needs_open(g)]
-    too_old = [g for g in gpus if _capability(g) < OPEN_SUPPORTED_FROM]
+    too_old = [g for g in gpus if _open_module(g) == catalogue.OPEN_UNSUPPORTED]
     result["open_required"] = bool(need_open)
+    oldest, oldest_capability = _oldest_open()
     if need_open and too_old:
         result["msg"] = ("%s need(s) the open kernel module, which does not support %s (older than "
-                         "Turing): no driver flavor drives both; put them in different hosts" % (
-                             ", ".join(gpu_label(g) for g in need_open),
-                             ", ".join(gpu_label(g) for g in too_old)))
+                         "%s): no driver flavor drives both; put them in different hosts" % (
+                             ", ".join(model_label(g) for g in need_open),
+                             ", ".join(model_label(g) for g in too_old), oldest))
         return result
     if requested == "proprietary" and need_open:
         result["msg"] = ("nvidia_driver_flavor proprietary refused: %s is supported only by NVIDIA's open "
                          "kernel modules (with the proprietary module the kernel logs 'requires use of "
                          "the NVIDIA open kernel modules' and RmInitAdapter fails). Set "
-                         "nvidia_driver_flavor: open (or auto)" % ", ".join(gpu_label(g) for g in need_open))
+                         "nvidia_driver_flavor: open (or auto)" % ", ".join(model_label(g) for g in need_open))
         return result
     if requested == "open" and too_old:
-        result["msg"] = ("nvidia_driver_flavor open refused: the open kernel modules support Turing "
-                         "(compute capability 7.5) and newer, not %s. Set nvidia_driver_flavor: "
-                         "proprietary (or auto)" % ", ".join(gpu_label(g) for g in too_old))
+        result["msg"] = ("nvidia_driver_flavor open refused: the open kernel modules support %s "
+                         "(compute capability %s) and newer, not %s. Set nvidia_driver_flavor: "
+                         "proprietary (or auto)" % (oldest, oldest_capability, ", ".join(model_label(g) for g in too_old)))
         return result
     if requested == "auto":
         flavor = "proprietary" if too_old else "open"
         if need_open:
-            why = "required by %s" % ", ".join(gpu_label(g) for g in need_open)
+            why = "required by %s" % ", ".join(model_label(g) for g in need_open)
         elif too_old:
-            why = "%s predate(s) Turing, which the open module does not support" % ", ".join(
-                gpu_label(g) for g in too_old)
+            why = "%s predate(s) %s, which the open module does not support" % (
+                ", ".join(model_label(g) for g in too_old), oldest)
         elif gpus:
-            why = "recommended for Turing and newer"
+            why = "recommended for %s and newer" % oldest
         else:
-            why = "no GPU known; open is NVIDIA's recommendation for Turing and newer"
+            why = "no GPU known; open is NVIDIA's recommendation for %s and newer" % oldest
         result["msg"] = "flavor %s (auto: %s)" % (flavor, why)
     else:
         flavor = requested

@@ -16,8 +16,27 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_comp
     driver_key, driver_supports, minimum_driver, package_name, parse_cuda_version, parse_found,
     toolkits_from_packages, untargetable)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import gpu_label
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import model_label
+
+
+def targeting_toolkits(capability, version):
+    """Which toolkits target `capability`, by the GPU catalogue, said for a `version` (major, minor)
+    that does not: "Blackwell needs 12.8 or newer" (the family's name where its first toolkit is the
+    family's first, else compute_XY), "12.9 is the last toolkit that targets it", or that no known
+    toolkit does."""
+    capability = parse_capability(capability)
+    row = catalogue.architecture(capability) or {"family": None, "first_toolkit": None, "last_toolkit": None}
+    first, last = row["first_toolkit"], row["last_toolkit"]
+    if first is not None and tuple(version) < first:
+        firsts = [other["first_toolkit"] for other in catalogue.ARCHITECTURES.values()
+                  if row["family"] and other["family"] == row["family"]]
+        name = row["family"] if row["family"] and first == min(firsts) else compute_name(capability)
+        return "%s needs %s or newer" % (name, cuda_string(first))
+    if last is not None and tuple(version) > last:
+        return "%s is the last toolkit that targets it" % cuda_string(last)
+    return "no CUDA toolkit the collection knows targets it"
 
 
 def probe_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), minor_compat=False, manage="auto",
@@ -112,7 +131,7 @@ def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), m
         if not chosen:
             problems.append("no toolkit of %s runs on driver %s and targets %s" % (
                 ", ".join(cuda_string(v) for v in INSTALLABLE), driver,
-                ", ".join(gpu_label(g) for g in gpus) or "the GPUs"))
+                ", ".join(model_label(g) for g in gpus) or "the GPUs"))
             return plan
         wanted = [parse_cuda_version(chosen)]
         plan["chosen_from_driver"] = True
@@ -128,11 +147,8 @@ def toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=(), m
         for gpu in gpus:
             cap = gpu.get("compute_capability") or gpu.get("sm")
             if untargetable(version, [cap]):
-                problems.append("CUDA %s cannot target %s: its nvcc has no %s (Blackwell needs 12.8 "
-                                "or newer)" % (label, gpu_label(gpu), compute_name(cap))
-                                if parse_capability(cap)[0] >= 10 else
-                                "CUDA %s cannot target %s: its nvcc has no %s" % (
-                                    label, gpu_label(gpu), compute_name(cap)))
+                problems.append("CUDA %s cannot target %s: its nvcc has no %s (%s)" % (
+                    label, model_label(gpu), compute_name(cap), targeting_toolkits(cap, version)))
         if driver:
             ok, how = driver_supports(version, driver, minor_compat, parse)
             if not ok:

@@ -12,6 +12,8 @@ ARCHITECTURES has one row per compute capability (major, minor):
   where any branch the collection installs does;
 - wheel_sass: the CUDA channels (as (major, minor) of cuXY) from and up to which PyTorch's Linux
   wheels carry its SASS, None where no wheel does;
+- open_module: what NVIDIA's open kernel modules do for it: "required" (the proprietary module does
+  not drive it), "supported" (either module does) or "unsupported" (only the proprietary one does);
 - rates: dense FLOP per clock per SM: "tensor" (FP16/BF16 with FP32 accumulate at full rate, as
   workstation and data-center parts run it; GeForce runs half), "fp32" (FFMA), "fp64" (as cuBLAS
   runs it), None where not known.
@@ -21,19 +23,21 @@ capability, product line ("geforce", "workstation" or "datacenter") and confirme
 PCI device ids live next to it (hardware/pci_ids.py) and name a product of this table.
 
 Every other table of the collection reads these (gpu_arch, pci_ids, driver.cuda_compat,
-planning.matrix, benchmark.gpu_peaks); lookups read the tables at call time. Pure data and
-functions, no Ansible import; runs in the benchmark's child too.
+driver.policy, driver.toolkit_plan, planning.matrix, benchmark.gpu_peaks, torch_cuda_check.policy);
+lookups read the tables at call time. Pure data and functions, no Ansible import; runs in the
+benchmark's child too.
 """
 from __future__ import annotations
 
 GEFORCE, WORKSTATION, DATACENTER = "geforce", "workstation", "datacenter"
 PRODUCT_LINES = (GEFORCE, WORKSTATION, DATACENTER)
 PEAK_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8", "memory", "pcie")
+OPEN_REQUIRED, OPEN_SUPPORTED, OPEN_UNSUPPORTED = "required", "supported", "unsupported"
 
 
-def _arch(family, first=None, last=None, branch=None, wheels=None, rates=None):
-    return {"family": family, "first_toolkit": first, "last_toolkit": last, "driver_branch": branch,
-            "wheel_sass": wheels, "rates": rates}
+def _arch(family, open_module, first=None, last=None, branch=None, wheels=None, rates=None):
+    return {"family": family, "open_module": open_module, "first_toolkit": first, "last_toolkit": last,
+            "driver_branch": branch, "wheel_sass": wheels, "rates": rates}
 
 
 def _rates(tensor, fp32, fp64):
@@ -44,34 +48,39 @@ def _rates(tensor, fp32, fp64):
 # 170 x 2.41 GHz x 512 (GeForce, half of 1024). FP64: tensor-core DMMA on A100/H100/B200, 1/64 of FP32
 # elsewhere. Toolkit targets: `nvcc --list-gpu-arch` (docs/domain.md section 3); wheel SASS: the
 # measured arch lists of docs/domain.md section 4.
+_PROP, _BOTH, _OPEN = OPEN_UNSUPPORTED, OPEN_SUPPORTED, OPEN_REQUIRED
+# Open kernel modules: Turing and newer only; Blackwell only with them (docs/domain.md section 2).
 ARCHITECTURES = {
-    (5, 0): _arch("Maxwell", last=(12, 9), wheels=((11, 8), (12, 6))),
-    (5, 2): _arch("Maxwell", last=(12, 9)),
-    (5, 3): _arch("Maxwell", last=(12, 9)),
-    (6, 0): _arch("Pascal", last=(12, 9), wheels=((11, 8), (12, 6))),
-    (6, 1): _arch("Pascal", last=(12, 9)),
-    (6, 2): _arch("Pascal", last=(12, 9)),
-    (7, 0): _arch("Volta", last=(12, 9), wheels=((11, 8), (12, 9))),
-    (7, 2): _arch("Volta", last=(12, 9)),
-    (7, 5): _arch("Turing", wheels=((11, 8), None)),
-    (8, 0): _arch("Ampere", wheels=((11, 8), None), rates=_rates(2048, 128, 128)),
-    (8, 6): _arch("Ampere", wheels=((11, 8), None), rates=_rates(1024, 256, 4)),
-    (8, 7): _arch("Ampere"),
-    (8, 8): _arch(None, first=(13, 0), branch=580),
-    (8, 9): _arch("Ada", rates=_rates(1024, 256, 4)),
-    (9, 0): _arch("Hopper", wheels=((11, 8), None), rates=_rates(4096, 256, 256)),
-    (10, 0): _arch("Blackwell", first=(12, 8), branch=570, wheels=((12, 8), None), rates=_rates(8192, 256, 128)),
-    (10, 1): _arch("Blackwell", first=(12, 8), last=(12, 9), branch=570),  # Thor before CUDA 13 named it 11.0
-    (10, 3): _arch("Blackwell", first=(12, 9), branch=575),
-    (11, 0): _arch("Blackwell", first=(13, 0), branch=580),
-    (12, 0): _arch("Blackwell", first=(12, 8), branch=570, wheels=((12, 8), None), rates=_rates(1024, 256, 4)),
-    (12, 1): _arch("Blackwell", first=(12, 9), branch=575),
+    (5, 0): _arch("Maxwell", _PROP, last=(12, 9), wheels=((11, 8), (12, 6))),
+    (5, 2): _arch("Maxwell", _PROP, last=(12, 9)),
+    (5, 3): _arch("Maxwell", _PROP, last=(12, 9)),
+    (6, 0): _arch("Pascal", _PROP, last=(12, 9), wheels=((11, 8), (12, 6))),
+    (6, 1): _arch("Pascal", _PROP, last=(12, 9)),
+    (6, 2): _arch("Pascal", _PROP, last=(12, 9)),
+    (7, 0): _arch("Volta", _PROP, last=(12, 9), wheels=((11, 8), (12, 9))),
+    (7, 2): _arch("Volta", _PROP, last=(12, 9)),
+    (7, 5): _arch("Turing", _BOTH, wheels=((11, 8), None)),
+    (8, 0): _arch("Ampere", _BOTH, wheels=((11, 8), None), rates=_rates(2048, 128, 128)),
+    (8, 6): _arch("Ampere", _BOTH, wheels=((11, 8), None), rates=_rates(1024, 256, 4)),
+    (8, 7): _arch("Ampere", _BOTH),
+    (8, 8): _arch(None, _BOTH, first=(13, 0), branch=580),
+    (8, 9): _arch("Ada", _BOTH, rates=_rates(1024, 256, 4)),
+    (9, 0): _arch("Hopper", _BOTH, wheels=((11, 8), None), rates=_rates(4096, 256, 256)),
+    (10, 0): _arch("Blackwell", _OPEN, first=(12, 8), branch=570, wheels=((12, 8), None), rates=_rates(8192, 256, 128)),
+    (10, 1): _arch("Blackwell", _OPEN, first=(12, 8), last=(12, 9), branch=570),  # Thor before CUDA 13 named it 11.0
+    (10, 3): _arch("Blackwell", _OPEN, first=(12, 9), branch=575),
+    (11, 0): _arch("Blackwell", _OPEN, first=(13, 0), branch=580),
+    (12, 0): _arch("Blackwell", _OPEN, first=(12, 8), branch=570, wheels=((12, 8), None), rates=_rates(1024, 256, 4)),
+    (12, 1): _arch("Blackwell", _OPEN, first=(12, 9), branch=575),
 }
 # Majors whose every capability, listed or not, is of one family (10.x data center, 11.0 Thor, 12.x
 # GeForce / RTX PRO / GB10); a capability of another major without a row is "unknown".
 FAMILY_OF_MAJOR = {10: "Blackwell", 11: "Blackwell", 12: "Blackwell"}
 # FP8 tensor math from this capability on (Ada).
 FP8_MIN_CAPABILITY = (8, 9)
+# Products driven only by the open kernel modules whatever their capability's row says, by a part of
+# their name: Grace Hopper (9.0, as H100) is.
+OPEN_ONLY_NAMES = ("GH200",)
 
 
 def _product(capability, line, **peaks):
@@ -173,6 +182,27 @@ def architecture(capability):
     return ARCHITECTURES.get(tuple(capability))
 
 
+def nearest_architecture(capability):
+    """The row of `capability`, else of the closest listed capability below it (a newer minor or a
+    future major is taken to be like its closest older neighbour), or None below the oldest row."""
+    older = [known for known in ARCHITECTURES if known <= tuple(capability)]
+    return ARCHITECTURES[max(older)] if older else None
+
+
+def open_module(capability, name=None):
+    """OPEN_REQUIRED, OPEN_SUPPORTED or OPEN_UNSUPPORTED: NVIDIA's open kernel modules and a GPU of
+    `capability` (major, minor), model `name`."""
+    if any(part in str(name or "") for part in OPEN_ONLY_NAMES):
+        return OPEN_REQUIRED
+    row = nearest_architecture(capability)
+    return row["open_module"] if row else OPEN_UNSUPPORTED
+
+
+def open_module_oldest():
+    """The oldest capability (major, minor) the open kernel modules drive."""
+    return min(capability for capability, row in ARCHITECTURES.items() if row["open_module"] != OPEN_UNSUPPORTED)
+
+
 def family(major, minor):
     """Architecture family of a compute capability, or "unknown" (a capability without a row takes
     FAMILY_OF_MAJOR's answer)."""
@@ -210,6 +240,15 @@ def wheel_sass(cuda):
         if wheels and wheels[0] <= tuple(cuda) and (wheels[1] is None or tuple(cuda) <= wheels[1]):
             names.append("sm_%d%d" % capability)
     return names
+
+
+def first_wheel_channel(capability):
+    """The first CUDA channel (major, minor) whose Linux wheels carry SASS that runs on `capability`
+    (a listed capability of the same major and a minor up to its own), or None."""
+    major, minor = capability
+    firsts = [row["wheel_sass"][0] for (row_major, row_minor), row in ARCHITECTURES.items()
+              if row["wheel_sass"] and row_major == major and row_minor <= minor]
+    return min(firsts) if firsts else None
 
 
 def rate(capability, kind):

@@ -41,8 +41,9 @@ def parse_image(entry):
     return {"name": name, "kind": kind, "capability": capability, "variant": variant}
 
 
-def split_arch_list(arch_list):
-    """{"sass": [...], "ptx": [...], "other": [...]} in the order torch lists them."""
+def images_by_kind(arch_list):
+    """torch.cuda.get_arch_list() sorted by kind: {"sass": [...], "ptx": [...], "other": [...]}, each in
+    the order torch lists them."""
     split = {"sass": [], "ptx": [], "other": []}
     for entry in arch_list or ():
         image = parse_image(entry)

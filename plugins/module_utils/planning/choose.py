@@ -18,6 +18,7 @@ from __future__ import annotations
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import kernel_image_verdict
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import gpu_label
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import (
     TABLE, catalog_versions, channels, companions_of, line_of, newest_of_line, table_catalog)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
@@ -41,13 +42,6 @@ def parse_cuda(text, parse=versions.parse):
         return None
     release = tuple(fields["release"]) + (0,)
     return release[0], release[1]
-
-
-def gpu_label(gpu):
-    """"GPU 0 (NVIDIA GeForce RTX 5090, sm_120)" from a gpu_facts entry (or a test's short one)."""
-    where = gpu.get("index") if gpu.get("index") is not None else gpu.get("pci_bus_id", "?")
-    sm = sm_string(*gpu_capability(gpu)) if has_capability(gpu) else "capability unknown"
-    return "GPU %s (%s, %s)" % (where, gpu.get("name") or "unknown GPU", sm)
 
 
 def has_capability(gpu):

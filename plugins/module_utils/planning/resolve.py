@@ -25,12 +25,13 @@ docs/architecture.md). No Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import gpu_label
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import inputs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import (
     TABLE, channels, companions_of, pin_label, table_catalog)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.choose import (
-    _native, channel_verdicts, cuda_text, default_version, gpu_label, has_capability, parse_cuda, pick_channel,
-    resolve_version, working_builds)
+    _native, channel_verdicts, cuda_text, default_version, has_capability, parse_cuda, pick_channel, resolve_version,
+    working_builds)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import expected_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     COMPANIONS, channel_cuda, channel_sass, parse_version)

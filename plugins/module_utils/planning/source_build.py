@@ -22,8 +22,8 @@ DEFAULT_GIB_PER_JOB = 4.0
 _SPLIT = re.compile(r"[;\s]+")
 
 
-def split_arch_list(text):
-    """"8.9;12.0+PTX" or "8.9 12.0" -> ["8.9", "12.0+PTX"]."""
+def arch_list_entries(text):
+    """The entries of a TORCH_CUDA_ARCH_LIST text: "8.9;12.0+PTX" or "8.9 12.0" -> ["8.9", "12.0+PTX"]."""
     return [item for item in _SPLIT.split(str(text or "").strip()) if item]
 
 
@@ -69,7 +69,7 @@ def arch_rejections(cmake_text, arch_list_text):
     """
     accepted = accepted_names(cmake_text)
     rejected = []
-    for entry in split_arch_list(arch_list_text):
+    for entry in arch_list_entries(arch_list_text):
         name = entry[:-4] if entry.endswith("+PTX") else entry
         if name in accepted["names"]:
             continue
@@ -89,7 +89,7 @@ def nvcc_rejections(list_gpu_arch_output, arch_list_text):
     if not known:
         return []
     rejected = []
-    for entry in split_arch_list(arch_list_text):
+    for entry in arch_list_entries(arch_list_text):
         name = entry[:-4] if entry.endswith("+PTX") else entry
         try:
             major, minor = parse_capability(name.rstrip("af"))

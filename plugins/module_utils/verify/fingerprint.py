@@ -24,10 +24,10 @@ import os
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import (
-    packages, read_text, site_dirs, torch_build)
+    installed_torch, packages, read_text, site_dirs)
 
 __all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
-           "gpu_models", "gpu_uuids", "load", "packages", "site_dirs", "torch_build"]
+           "gpu_models", "gpu_uuids", "installed_torch", "load", "packages", "site_dirs"]
 SCHEMA = "blackwell.pytorch.verify/1"
 COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "code", "settings")
 _DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)")
@@ -90,7 +90,7 @@ def fingerprint(python, cuda_home, collection_version, root="/", code="", settin
     compared components."""
     package_set = packages(python)
     result = {"driver_version": driver_version(root), "cuda_toolkit": cuda_toolkit(cuda_home),
-              "torch": torch_build(python, package_set), "packages": package_set, "gpu_uuids": gpu_uuids(root),
+              "torch": installed_torch(python, package_set), "packages": package_set, "gpu_uuids": gpu_uuids(root),
               "code": code, "settings": settings if settings is not None else {},
               "collection_version": collection_version}
     result["digest"] = digest(result)

@@ -15,6 +15,8 @@ with_health() joins the verdict with a verification result. Pure functions, no A
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import slot_label
+
 GATES = ("pcie_gen", "pcie_width", "xid", "remapped_rows", "ecc_volatile", "ecc_aggregate")
 DEFAULTS = {"pcie_gen": True, "pcie_width": True, "xid": True, "xid_ignore": [13, 31, 43, 45],
             "remapped_rows": True, "ecc_volatile": True, "ecc_aggregate": False, "require_known": False}
@@ -33,11 +35,6 @@ def options_errors(options):
     if unknown:
         errors.append("unknown health option(s): %s" % ", ".join(unknown))
     return errors
-
-
-def gpu_label(gpu):
-    """"GPU 0 (NVIDIA H100 80GB HBM3, 0000:18:00.0)"."""
-    return "GPU %s (%s, %s)" % (gpu.get("index"), gpu.get("name") or "unknown model", gpu.get("pci_bus_id") or "?")
 
 
 def load_link(benchmark, gpu):
@@ -204,13 +201,13 @@ def evaluate(reading, options=None, host="", benchmark=None, stored=None, device
                      "pci_bus_id": gpu.get("pci_bus_id"), "gates": gates})
         for gate in GATES:
             verdict = gates[gate]
-            line = "%s%s: %s" % (prefix, gpu_label(gpu), verdict["text"])
+            line = "%s%s: %s" % (prefix, slot_label(gpu), verdict["text"])
             if verdict["status"] == "failed":
                 failures.append(line)
             elif verdict["status"] == "unknown" and gate != "xid":
                 unknown.append(line)
             elif verdict["status"] == "not_supported":
-                not_supported.append("%s %s" % (gpu_label(gpu), verdict["text"]))
+                not_supported.append("%s %s" % (slot_label(gpu), verdict["text"]))
     if options["xid"]:
         for bus, records in sorted(_orphans(log, reading.get("gpus") or [], ignore).items()):
             failures.append("%sGPU at %s (not listed by NVML): %s" % (prefix, bus, _xid_text(records, ignore)))

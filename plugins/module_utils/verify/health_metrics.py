@@ -41,7 +41,7 @@ HELP = {
 }
 
 
-def gpu_labels(gpu, hostname):
+def dcgm_labels(gpu, hostname):
     """dcgm-exporter's labels of a GPU."""
     return [("gpu", gpu.get("index")), ("UUID", gpu.get("uuid") or ""), ("pci_bus_id", gpu.get("bus_id") or ""),
             ("device", gpu.get("device") or ""), ("modelName", gpu.get("name") or ""), ("Hostname", hostname)]
@@ -72,7 +72,7 @@ def samples(reading, health, host=""):
     readable = bool(log.get("source"))
     verdicts = dict((gpu.get("uuid") or gpu.get("index"), gpu["gates"]) for gpu in (health or {}).get("gpus") or [])
     for gpu in reading.get("gpus") or []:
-        labels = gpu_labels(gpu, hostname)
+        labels = dcgm_labels(gpu, hostname)
         bus = (gpu.get("pci_bus_id") or "").rsplit(".", 1)[0]
         xids = [record for record in log.get("xids") or [] if record["pci"] == bus] if readable else None
         for name, value in _dcgm_values(gpu, xids):

@@ -44,14 +44,14 @@ def _number(text):
 def test_the_capability_table_is_the_catalogue():
     rows = _tables()["compute capability"]
     documented = {}
-    for capability, family, first, last, branch, wheels, rates in rows:
+    for capability, family, open_module, first, last, branch, wheels, rates in rows:
         if wheels == "-":
             wheel_sass = None
         else:
             low, _sep, high = wheels.partition(" to ")
             wheel_sass = (_channel(low.replace(" on", "")), _channel(high) if high else None)
         documented[_version(capability)] = {
-            "family": None if family == "-" else family, "first_toolkit": _version(first),
+            "family": None if family == "-" else family, "open_module": open_module, "first_toolkit": _version(first),
             "last_toolkit": _version(last), "driver_branch": None if branch == "-" else int(branch),
             "wheel_sass": wheel_sass,
             "rates": None if rates == "-" else dict(zip(("tensor", "fp32", "fp64"), map(int, rates.split(" / "))))}

@@ -25,7 +25,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_comp
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import (
     choose_flavor, driver_action, load_state, parse_package_lines)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import toolkit_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import policy
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import policy
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import kernel_image_verdict
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack

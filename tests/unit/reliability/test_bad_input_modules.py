@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import run as bench_run
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import option_errors
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.run import option_errors
 from ansible_collections.blackwell.pytorch.plugins.modules import torch_benchmark, torch_cuda_check
 
 PYTHON = "/nonexistent/venv/bin/python"  # never reached: the input is refused first

@@ -19,7 +19,7 @@ from collection_copy import change_one_byte, installed_copy
 from playbook import ROOT, outcome, results, run
 
 TORCH_PYTHON = os.path.join(ROOT, ".build", "torch-cpu", "bin", "python")
-CHANGED_FILE = os.path.join("plugins", "module_utils", "kernel_check", "policy.py")
+CHANGED_FILE = os.path.join("plugins", "module_utils", "torch_cuda_check", "policy.py")
 
 
 def install_copy(tmp_path):

@@ -71,7 +71,7 @@ def test_modules_import_no_cycle():
 # the ones below. planning and wheel_index import each other (the index plan resolves through planning,
 # the host plan reads the index's access rules), so they share a layer.
 LAYERS = (("common",), ("hardware",), ("driver", "benchmark"), ("verify", "containers"), ("planning", "wheel_index"),
-          ("kernel_check",))
+          ("torch_cuda_check",))
 
 
 def test_no_package_imports_from_a_higher_layer():

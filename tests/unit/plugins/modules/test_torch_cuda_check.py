@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import run as cuda_check_run
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import companions_source
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import run as cuda_check_run
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child import companions_source
 from ansible_collections.blackwell.pytorch.plugins.modules import torch_cuda_check
 
 TORCH_PYTHON = os.environ.get("BLACKWELL_TEST_TORCH_PYTHON")

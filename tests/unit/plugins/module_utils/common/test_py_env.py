@@ -31,7 +31,7 @@ def test_torch_version_is_what_torch_says_not_the_wheel_name(tmp_path):
     python = _env(tmp_path)
     assert py_env.torch_version(python) == "2.11.0+cu130"
     assert py_env.packages(python) == ["numpy==2.3.4", "torch==2.11.0"]
-    assert py_env.torch_build(python, py_env.packages(python)) == {
+    assert py_env.installed_torch(python, py_env.packages(python)) == {
         "version": "2.11.0", "cuda": "13.0", "git_version": "70d99e998b4955e0049d13a98d77ae1b14db1f45"}
 
 

@@ -5,6 +5,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.policy import (
     apt_choose_packages, apt_query_names, choose_flavor, driver_action, headers_meta_package, installed_driver,
     load_state, parse_apt_policy, parse_package_lines, plain_version)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue
 
 RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 PRO6000 = {"name": "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "compute_capability": "12.0", "sm": "sm_120"}
@@ -103,6 +104,18 @@ class TestFlavor(object):
 
     def test_proprietary_allowed_on_hopper(self):
         assert choose_flavor("proprietary", [H100])["flavor"] == "proprietary"
+
+    def test_the_catalogue_decides_which_gpus_need_or_lack_the_open_module(self, monkeypatch):
+        # one row changed in the GPU catalogue changes the decision and the message's cut-off
+        monkeypatch.setitem(catalogue.ARCHITECTURES, (7, 5), dict(catalogue.ARCHITECTURES[(7, 5)],
+                                                                  open_module=catalogue.OPEN_UNSUPPORTED))
+        monkeypatch.setitem(catalogue.ARCHITECTURES, (9, 0), dict(catalogue.ARCHITECTURES[(9, 0)],
+                                                                  open_module=catalogue.OPEN_REQUIRED))
+        assert choose_flavor("open", [RTX2080])["msg"].startswith(
+            "nvidia_driver_flavor open refused: the open kernel modules support Ampere (compute capability 8.0) "
+            "and newer, not NVIDIA GeForce RTX 2080 (sm_75).")
+        assert choose_flavor("auto", [H100]) == {"ok": True, "flavor": "open", "open_required": True,
+                                                 "msg": "flavor open (auto: required by NVIDIA H100 80GB HBM3 (sm_90))"}
 
     def test_bad_flavor(self):
         assert choose_flavor("nouveau")["msg"] == "nvidia_driver_flavor must be one of auto, open, proprietary, not 'nouveau'"

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import probe_plan, toolkit_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import (
+    probe_plan, targeting_toolkits, toolkit_plan)
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
 
 RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -32,7 +33,8 @@ class TestPlan(object):
 
     def test_cannot_target_volta_with_13(self):
         plan = toolkit_plan(["13.0"], driver="580.95.05", gpus=[V100])
-        assert plan["problems"] == ["CUDA 13.0 cannot target Tesla V100-SXM2-32GB (sm_70): its nvcc has no compute_70"]
+        assert plan["problems"] == ["CUDA 13.0 cannot target Tesla V100-SXM2-32GB (sm_70): its nvcc has no compute_70 "
+                                    "(12.9 is the last toolkit that targets it)"]
 
     def test_unknown_toolkit_and_bad_default(self):
         assert toolkit_plan(["11.8"], driver="580.95.05")["problems"][0].startswith(
@@ -124,3 +126,22 @@ def test_toolkit_role_without_root_refused_naming_become():
                        user={"uid": 1000, "name": "alice"})
     assert adopt["ok"] and adopt["action"] == "adopt"
     assert probe_plan(["12.8"], driver="580.95.05", user={"uid": 0, "name": "root"})["ok"]
+
+
+def test_targeting_toolkits_reads_the_catalogue():
+    assert targeting_toolkits("12.0", (12, 6)) == "Blackwell needs 12.8 or newer"
+    assert targeting_toolkits("sm_100", (12, 0)) == "Blackwell needs 12.8 or newer"
+    # a Blackwell capability that came after the family's first toolkit is named by its compute name
+    assert targeting_toolkits("10.3", (12, 8)) == "compute_103 needs 12.9 or newer"
+    assert targeting_toolkits("12.1", (12, 8)) == "compute_121 needs 12.9 or newer"
+    assert targeting_toolkits("8.8", (12, 9)) == "compute_88 needs 13.0 or newer"
+    assert targeting_toolkits("7.0", (13, 0)) == "12.9 is the last toolkit that targets it"
+    assert targeting_toolkits("10.1", (13, 0)) == "12.9 is the last toolkit that targets it"
+    assert targeting_toolkits("12.3", (13, 0)) == "no CUDA toolkit the collection knows targets it"
+
+
+def test_a_toolkit_too_new_for_thor_says_its_last_toolkit():
+    thor = {"name": "NVIDIA Thor", "compute_capability": "10.1", "sm": "sm_101"}
+    plan = toolkit_plan(["13.0"], driver="580.95.05", gpus=[thor])
+    assert plan["problems"] == ["CUDA 13.0 cannot target NVIDIA Thor (sm_101): its nvcc has no compute_101 "
+                                "(12.9 is the last toolkit that targets it)"]

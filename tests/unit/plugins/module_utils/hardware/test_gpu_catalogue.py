@@ -153,3 +153,40 @@ def test_adding_one_gpu_is_one_entry_and_its_pci_id(monkeypatch, tmp_path):
     plan = verify_plan({"device": "cuda", "profile": "quick", "gpu_name": name})
     assert plan["product_line"] == "workstation" and plan["gates"]["gemm_bf16"] == {"min_fraction_of_peak": 0.5}
     assert _benchmark_device(name, (15, 0))["product_line"] == "workstation"
+
+
+@pytest.mark.parametrize("capability,name,expected", [
+    ((6, 1), "NVIDIA GeForce GTX 1080", catalogue.OPEN_UNSUPPORTED),
+    ((7, 0), "Tesla V100-SXM2-32GB", catalogue.OPEN_UNSUPPORTED),
+    ((7, 5), "Tesla T4", catalogue.OPEN_SUPPORTED),
+    ((9, 0), "NVIDIA H100 80GB HBM3", catalogue.OPEN_SUPPORTED),
+    ((9, 0), "NVIDIA GH200 120GB / 480GB", catalogue.OPEN_REQUIRED),
+    ((9, 0), "NVIDIA GH200 480GB", catalogue.OPEN_REQUIRED),  # not a catalogue row: its name decides
+    ((10, 0), "NVIDIA B200", catalogue.OPEN_REQUIRED),
+    ((12, 0), None, catalogue.OPEN_REQUIRED),
+    # without a row: like the closest listed capability below it
+    ((8, 5), None, catalogue.OPEN_SUPPORTED),
+    ((12, 3), None, catalogue.OPEN_REQUIRED),
+    ((13, 0), None, catalogue.OPEN_REQUIRED),
+    ((3, 5), None, catalogue.OPEN_UNSUPPORTED),
+])
+def test_open_kernel_modules_by_capability_and_name(capability, name, expected):
+    assert catalogue.open_module(capability, name) == expected
+
+
+def test_open_modules_from_turing_and_only_them_from_blackwell():
+    assert catalogue.open_module_oldest() == (7, 5)
+    for capability, row in catalogue.ARCHITECTURES.items():
+        assert row["open_module"] in (catalogue.OPEN_REQUIRED, catalogue.OPEN_SUPPORTED, catalogue.OPEN_UNSUPPORTED)
+        assert (row["open_module"] == catalogue.OPEN_REQUIRED) == (row["family"] == "Blackwell"), capability
+    assert catalogue.nearest_architecture((8, 5)) is catalogue.ARCHITECTURES[(8, 0)]
+    assert catalogue.nearest_architecture((4, 0)) is None
+
+
+def test_first_wheel_channel_of_a_capability():
+    assert catalogue.first_wheel_channel((12, 0)) == (12, 8)
+    assert catalogue.first_wheel_channel((12, 1)) == (12, 8)  # runs the sm_120 SASS
+    assert catalogue.first_wheel_channel((10, 3)) == (12, 8)
+    assert catalogue.first_wheel_channel((8, 9)) == (11, 8)  # runs the sm_86 SASS
+    assert catalogue.first_wheel_channel((11, 0)) is None
+    assert catalogue.first_wheel_channel((5, 2)) == (11, 8)

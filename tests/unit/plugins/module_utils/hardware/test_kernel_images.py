@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
-    image_runs_on, kernel_image_verdict, parse_image, split_arch_list, verdict_at_least)
+    image_runs_on, images_by_kind, kernel_image_verdict, parse_image, verdict_at_least)
 
 # Real torch.cuda.get_arch_list() outputs (docs/domain.md section 4).
 CU130_2_11 = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
@@ -85,10 +85,10 @@ def test_arch_specific_ptx_is_not_forward_compatible():
     assert (verdict["ptx_image"], verdict["forward_compatible"]) == ("compute_90a", False)
 
 
-def test_split_arch_list_keeps_order_and_sets_aside_non_cuda_names():
-    assert split_arch_list(["sm_75", "compute_90", "sm_120", "gfx90a", "sm_x"]) == {
+def test_images_by_kind_keeps_order_and_sets_aside_non_cuda_names():
+    assert images_by_kind(["sm_75", "compute_90", "sm_120", "gfx90a", "sm_x"]) == {
         "sass": ["sm_75", "sm_120"], "ptx": ["compute_90"], "other": ["gfx90a", "sm_x"]}
-    assert split_arch_list([]) == {"sass": [], "ptx": [], "other": []}
+    assert images_by_kind([]) == {"sass": [], "ptx": [], "other": []}
 
 
 def test_parse_image():

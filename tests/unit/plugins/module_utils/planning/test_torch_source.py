@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.source_build import (
-    accepted_names, arch_list, arch_rejections, build_rejections, max_jobs, nvcc_rejections, nvcc_version,
-    split_arch_list)
+    accepted_names, arch_list, arch_list_entries, arch_rejections, build_rejections, max_jobs, nvcc_rejections,
+    nvcc_version)
 
 # The two shapes of the numeric test in select_compute_arch.cmake: trees from before Blackwell match a
 # single-digit major; current trees any number of digits and an optional "a".
@@ -32,9 +32,9 @@ def test_arch_list_over_hosts():
     assert arch_list([[], []]) == ""
 
 
-def test_split():
-    assert split_arch_list("8.9;12.0+PTX") == ["8.9", "12.0+PTX"]
-    assert split_arch_list(" 9.0 10.0a ") == ["9.0", "10.0a"]
+def test_arch_list_entries():
+    assert arch_list_entries("8.9;12.0+PTX") == ["8.9", "12.0+PTX"]
+    assert arch_list_entries(" 9.0 10.0a ") == ["9.0", "10.0a"]
 
 
 def test_accepted_names():

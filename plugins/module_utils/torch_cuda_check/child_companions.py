@@ -14,7 +14,7 @@ import importlib
 import importlib.metadata
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
     attempt, err_text, import_torch, since)
 
 COMPANION_NAMES = ("torchvision", "torchaudio")

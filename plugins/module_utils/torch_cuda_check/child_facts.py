@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import warnings
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
     attempt, err_text, import_torch, since)
 
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.policy import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.policy import (
     REQUIREMENTS, unmet, wheel_remedy)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts, parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
-    kernel_image_verdict, split_arch_list)
+    images_by_kind, kernel_image_verdict)
 
 CU121 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
 CU130 = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
@@ -30,7 +30,7 @@ def gpu(name, capability, arch_list, index=0, failing=(), probes=None, sass="ok"
 
 
 def report(gpus, arch_list, version, cuda=None, nccl=True, companions=None):
-    split = split_arch_list(arch_list)
+    split = images_by_kind(arch_list)
     ok = {"installed": "x", "import_ok": True, "import_error": None, "expected": "x", "match": True, "reason": "ok"}
     return {"python": "/opt/torch/.venv/bin/python3", "gpus": gpus,
             "build": {"torch_version": version, "cuda_runtime": cuda or "13.0", "arch_list": arch_list,
@@ -144,6 +144,8 @@ def test_unknown_companion_line_is_not_held_against_the_build():
 @pytest.mark.parametrize("capability,sass,remedy", [
     ((12, 0), CU121, "install a cu128+ wheel"),
     ((10, 0), CU121, "install a cu128+ wheel"),
+    ((12, 1), CU121, "install a cu128+ wheel"),  # runs sm_120 SASS: the catalogue's first channel of 12.0
+    ((10, 3), CU121, "install a cu128+ wheel"),
     ((6, 1), CU130, "this build's oldest SASS is sm_75: install a wheel of an older CUDA channel that lists sm_61 "
                     "(2.7.1+cu126 lists sm_50 to sm_90)"),
     ((11, 0), CU130, "install a wheel whose torch.cuda.get_arch_list() lists sm_110"),

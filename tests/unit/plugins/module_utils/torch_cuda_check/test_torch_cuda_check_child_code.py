@@ -4,7 +4,7 @@
 """The torch_cuda_check child modules imported here: their parts that need no torch and no GPU.
 
 `import torch` is made to fail (None in sys.modules) where a test needs it missing, whatever
-this interpreter holds; the programs themselves run in test_cuda_check_child.py.
+this interpreter holds; the programs themselves run in test_torch_cuda_check_child.py.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import (
     child_base, child_companions, child_facts, child_gpu, native_sass, probes)
 
 NO_TORCH = "ModuleNotFoundError: import of torch halted; None in sys.modules"

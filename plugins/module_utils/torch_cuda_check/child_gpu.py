@@ -20,7 +20,7 @@ import importlib
 import time
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import err_text, since
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import err_text, since
 
 # part -> (module of this package, function)
 PARTS = {

@@ -23,7 +23,7 @@ import ctypes
 import os
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child_base import since
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import since
 
 SASS_KERNEL = b"""
 extern "C" __global__ void axpb(float a, const float* x, float b, float* y, int n) {

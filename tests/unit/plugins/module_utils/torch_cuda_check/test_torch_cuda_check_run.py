@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import run as cuda_check_run
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import run as cuda_check_run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import emit_result_source
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import companions_source
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.run import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child import companions_source
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.run import (
     facts_error, part_of, run_check, version_string)
 
 TORCH_PYTHON = os.environ.get("BLACKWELL_TEST_TORCH_PYTHON")

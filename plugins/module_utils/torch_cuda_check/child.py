@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The child programs torch_cuda_check runs with the checked interpreter (see kernel_check.run).
+"""The child programs torch_cuda_check runs with the checked interpreter (see torch_cuda_check.run).
 
 The child code lives in ordinary modules of this package, shipped by common.child_program like
 every child; each child reports the seconds of its phases (import_torch, ...):
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import gpu_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import child_base, child_companions
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import child_facts, child_gpu
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import native_sass, probes
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import child_base, child_companions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import child_facts, child_gpu
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import native_sass, probes
 
 GPU_PARTS = tuple(child_gpu.PARTS)
 # The modules a GPU part can need, by their name in child_gpu.PARTS.

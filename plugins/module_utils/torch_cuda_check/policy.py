@@ -11,23 +11,32 @@ No Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
     parse_image, verdict_at_least)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import gpu_label
 
 BUILD_REQUIREMENTS = ("nccl", "torchvision", "torchaudio")
 # Every name `require` accepts; the module's documentation says what each one asks for.
 REQUIREMENTS = ("cuda", "native", "forward_compatible", "native_sass_launch") + PROBES + BUILD_REQUIREMENTS
-# The first CUDA channel with kernels for a compute capability major (docs/domain.md section 4).
-_FIRST_CHANNEL = {10: "cu128", 12: "cu128"}
+
+
+def _late_channel(capability):
+    """The first wheel channel with SASS for `capability` (the GPU catalogue's) where that came after the
+    oldest channel the catalogue knows (Blackwell: cu128), else None."""
+    first = catalogue.first_wheel_channel(capability)
+    oldest = min(row["wheel_sass"][0] for row in catalogue.ARCHITECTURES.values() if row["wheel_sass"])
+    return first if first and first > oldest else None
 
 
 def wheel_remedy(capability, sass):
     """What to install so that a GPU of `capability` (major, minor) gets native kernels."""
     sm = "sm_%d%d" % tuple(capability)
-    if capability[0] in _FIRST_CHANNEL:
-        return "install a %s+ wheel" % _FIRST_CHANNEL[capability[0]]
+    late = _late_channel(tuple(capability))
+    if late:
+        return "install a cu%d%d+ wheel" % late
     plain = [parse_image(name) for name in sass]
     plain = [image for image in plain if image and not image["variant"]]
     oldest = min(plain, key=lambda image: image["capability"]) if plain else None
@@ -35,10 +44,6 @@ def wheel_remedy(capability, sass):
         return ("this build's oldest SASS is %s: install a wheel of an older CUDA channel that lists %s "
                 "(2.7.1+cu126 lists sm_50 to sm_90)" % (oldest["name"], sm))
     return "install a wheel whose torch.cuda.get_arch_list() lists %s" % sm
-
-
-def gpu_label(gpu):
-    return "GPU %s (%s, %s)" % (gpu["index"], gpu["name"], gpu["sm"])
 
 
 def _verdict_failure(gpu, build, wanted):

@@ -4,7 +4,7 @@
 """What every torch_cuda_check child shares: error text, phase seconds, importing torch.
 
 Runs in the checked interpreter (Python 3.9+), shipped by common.child_program (see
-kernel_check.child). No Ansible import; torch is imported inside import_torch() only.
+torch_cuda_check.child). No Ansible import; torch is imported inside import_torch() only.
 """
 from __future__ import annotations
 

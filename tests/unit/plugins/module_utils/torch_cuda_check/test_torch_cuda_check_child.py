@@ -1,5 +1,5 @@
 """The child programs, built from the real child modules and run for real: without torch, and with a
-CPU-only torch (no GPU needed). The modules' pure parts are tested in test_cuda_check_child_code.py."""
+CPU-only torch (no GPU needed). The modules' pure parts are tested in test_torch_cuda_check_child_code.py."""
 from __future__ import annotations
 
 import os
@@ -12,9 +12,9 @@ import cpu_probes_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import (
     MAX_ARG_BYTES, child_program, module_source)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import (
     child_base, child_companions, child_facts, child_gpu, native_sass, probes)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child import (
     GPU_PARTS, companions_source, facts_source, gpu_modules, gpu_source)
 
 TORCH_PYTHON = os.environ.get("BLACKWELL_TEST_TORCH_PYTHON")

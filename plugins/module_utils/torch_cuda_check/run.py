@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Run the whole torch_cuda_check with one interpreter and assemble its report.
 
-Children (each with its own timeout, see kernel_check.child), on a small thread pool:
+Children (each with its own timeout, see torch_cuda_check.child), on a small thread pool:
 - facts (build, GPUs) and, beside it, companions (torchvision, torchaudio imports);
 - then per GPU, side by side:
   - normal:          op mix + feature probes, PTX JIT variables removed;
@@ -24,12 +24,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.child import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child import (
     companions_source, facts_source, gpu_source)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.kernel_check.probes import PROBES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.probes import PROBES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_images import (
-    kernel_image_verdict, split_arch_list)
+    images_by_kind, kernel_image_verdict)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, companion_match
 
 DEFAULT_TIMEOUT = 120
@@ -254,7 +254,7 @@ def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_T
 
 
 def _report_gpus(report, facts, children, torch_compile, compile_timeout, started, lock):
-    split = split_arch_list(facts["arch_list"])
+    split = images_by_kind(facts["arch_list"])
     report["build"] = {
         "torch_version": facts["torch_version"], "git_version": facts["git_version"],
         "cuda_runtime": facts["cuda"], "cudnn": version_string(facts["cudnn"]),
