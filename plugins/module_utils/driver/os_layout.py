@@ -47,7 +47,7 @@ def repo_distro(os_info):
     version = str(os_info.get("version", "0"))
     if os_info.get("distribution") == "Ubuntu":
         return "ubuntu" + version.replace(".", "")
-    return ("debian" if os_info.get("family") == "Debian" else "rhel") + version.split(".")[0]
+    return ("debian" if os_info.get("family") == "Debian" else "rhel") + version.split(".", maxsplit=1)[0]
 
 
 def repo_arch(machine):

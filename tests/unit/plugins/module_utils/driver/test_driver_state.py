@@ -234,8 +234,8 @@ def test_the_change_path_gets_its_packages_and_commands():
                         converged_host())
     assert rhel["support_packages"] == ["dkms"]
     assert rhel["commands"]["probe_argv"][0] == "rpm" and rhel["commands"]["initramfs_tool"] == "/usr/bin/dracut"
-    assert (rhel["commands"]["module_stream"], rhel["commands"]["rpm_package"]) == ("nvidia-driver:590-dkms",
-                                                                                      "cuda-drivers")
+    assert rhel["commands"]["module_stream"] == "nvidia-driver:590-dkms"
+    assert rhel["commands"]["rpm_package"] == "cuda-drivers"
 
 
 def test_the_unattended_upgrades_blacklist_is_debians_only():
