@@ -6,7 +6,7 @@ documented in the file of its name beside this one (nvidia_driver_plan.yml, ...)
 are compared with packaging (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs, plan, policy
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs, os_layout, plan, policy
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
 
@@ -40,6 +40,14 @@ def nvidia_driver_load_state(gpus, nouveau_loaded=False, loaded=None, installed_
                              as_dict(loaded, "loaded", name), text(installed_version) or None, versions.parse)
 
 
+def nvidia_driver_repo_layout(facts, preflight=None, name="nvidia-cuda"):
+    """The vendor repository's distro and arch names, key file, keyring, source and proxy paths on this OS."""
+    filter_name = "nvidia_driver_repo_layout"
+    facts = as_dict(facts, "facts", filter_name)
+    os_info = os_layout.os_of(as_dict(preflight, "preflight", filter_name), facts)
+    return os_layout.repo_layout(os_info, text(facts.get("architecture")), text(name) or "nvidia-cuda")
+
+
 class FilterModule(object):
     """blackwell.pytorch driver filters."""
 
@@ -49,4 +57,5 @@ class FilterModule(object):
             "nvidia_driver_apt_packages": nvidia_driver_apt_packages,
             "nvidia_driver_load_state": nvidia_driver_load_state,
             "nvidia_driver_repo_check": nvidia_driver_repo_check,
+            "nvidia_driver_repo_layout": nvidia_driver_repo_layout,
         }

@@ -59,10 +59,12 @@ options:
     type: dict
     required: true
   probe_argv:
-    description: The command that lists the installed driver packages as C(name<TAB>version<TAB>status) lines.
+    description:
+      - The command that lists the installed driver packages as C(name<TAB>version<TAB>status) lines.
+      - Empty for the OS family's own (C(dpkg-query) on Debian and Ubuntu, C(rpm) on RHEL), as returned in RV(commands).
     type: list
     elements: str
-    required: true
+    default: []
   repo:
     description:
       - The vendor repository as the role configures it. C(configure) false leaves it out of the decision.
@@ -75,7 +77,7 @@ options:
     type: bool
     default: true
   uu_exclude:
-    description: Keep the driver packages out of unattended-upgrades (C(nvidia_driver_unattended_upgrades_exclude)).
+    description: Keep the driver packages out of unattended-upgrades (C(nvidia_driver_unattended_upgrades_exclude); Debian only).
     type: bool
     default: true
   uu_path:
@@ -126,7 +128,6 @@ EXAMPLES = r"""
     gpus: "{{ ansible_facts['nvidia_gpus'] }}"
     loaded: "{{ ansible_facts['nvidia_driver'] }}"
     preflight: "{{ blackwell_preflight }}"
-    probe_argv: [dpkg-query, -W, "-f=${Package}\t${Version}\t${db:Status-Abbrev}\n", "nvidia-*", "libnvidia-*"]
   register: driver_state
   failed_when: not driver_state.ok
 """
@@ -163,13 +164,29 @@ status:
     packages, method, reboot_required, msg).
   returned: always
   type: dict
+support_packages:
+  description: The kernel headers and DKMS packages the role installs (headers only with O(kernel_headers)).
+  returned: always
+  type: list
+  elements: str
+  sample: [linux-headers-6.8.0-50-generic, linux-headers-generic, dkms]
+commands:
+  description: What the role runs on this OS family when it changes the host.
+  returned: always
+  type: dict
+  contains:
+    probe_argv: {description: "The installed driver packages' probe (O(probe_argv) when given).", type: list, elements: str}
+    initramfs_tool: {description: "The initramfs tool (C(update-initramfs), C(dracut)); nothing is rebuilt without it.", type: str}
+    initramfs_argv: {description: The initramfs rebuild., type: list, elements: str}
+    module_stream: {description: "RHEL's module stream of the branch and flavor (C(nvidia-driver:580-open)).", type: str}
+    rpm_package: {description: "RHEL's driver package (C(nvidia-open), C(cuda-drivers) for proprietary).", type: str}
 """
 
 import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, state
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, os_layout, state
 
 REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
 
@@ -180,7 +197,7 @@ def argument_spec():
         flavor=dict(type="str", default="auto"), manage=dict(type="str", default="auto"),
         upgrade=dict(type="bool", default=False), gpus=dict(type="list", elements="dict", default=[]),
         loaded=dict(type="dict", default={}), preflight=dict(type="dict", required=True),
-        probe_argv=dict(type="list", elements="str", required=True),
+        probe_argv=dict(type="list", elements="str", default=[]),
         repo=dict(type="dict", default={"configure": False}), hold=dict(type="bool", default=True),
         uu_exclude=dict(type="bool", default=True), uu_path=dict(type="path"),
         kernel_headers=dict(type="bool", default=True), headers_track_kernel=dict(type="bool", default=True),
@@ -212,6 +229,7 @@ def main():
         module.no_log_values.add(secret)
     family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
     repo = want["repo"]
+    probe = want["probe_argv"] or os_layout.probe_argv(family)
 
     def run(argv):
         if not module.get_bin_path(argv[0]):
@@ -224,7 +242,7 @@ def main():
              "proxy": repo.get("proxy_path") if repo["configure"] else None,
              "files": [entry["dest"] for entry in managed.values()] + ([want["uu_path"]] if want.get("uu_path") else [])}
     try:
-        found = host_probe.read_host(run, family, want["probe_argv"], state.support_packages(want), paths,
+        found = host_probe.read_host(run, family, probe, state.support_packages(want), paths,
                                      [want["mok_key"], want["mok_cert"]], repo.get("url", "") if repo["configure"] else "",
                                      want["hold"], read_units=bool(want["persistenced"]))
     except (host_probe.ProbeError, OSError) as exc:
@@ -233,6 +251,7 @@ def main():
         result = state.decide(want, found)
     except ValueError as exc:
         module.fail_json(msg="%s: %s" % (want["host"], exc))
+    result["commands"]["probe_argv"] = probe
     module.exit_json(changed=False, **result)
 
 

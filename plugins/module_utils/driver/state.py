@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import managed_files, openpgp, plan as driver_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, policy, refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, os_layout, policy, refusals
 
 # The changes a run can make, in the order the role makes them (names in `changes`).
 REPO_KEY = "repository key"
@@ -188,14 +188,16 @@ def status_of(want, plan):
 
 
 def decide(want, found, parse=versions.parse):
-    """{"ok", "refusals", "msg", "plan", "installed", "changes", "converged", "files", "status"}.
+    """{"ok", "refusals", "msg", "plan", "installed", "changes", "converged", "files", "status", "support_packages",
+    "commands"}.
 
     want: {"host", "branch", "flavor", "manage", "upgrade", "gpus", "loaded", "preflight", "repo": {"configure",
     "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path"}, "hold",
     "uu_exclude", "uu_path", "blacklist_nouveau", "mok_key", "mok_cert", "persistenced", "reboot_ok",
     "kernel_headers", "headers_track_kernel", "dkms_package"}; found: host_probe.read_host's result.
     Converged: nothing would change and the loaded driver is the wanted one, or the role does not
-    manage the driver (adopt, check). A refused host is never converged.
+    manage the driver (adopt, check). A refused host is never converged. support_packages: the kernel headers
+    and DKMS packages the change path installs; commands: what it runs on this OS (os_layout.commands).
     """
     plan = plan_of(want, found.get("packages_text"), parse)
     refused = refusals_of(want, found, plan)
@@ -208,4 +210,5 @@ def decide(want, found, parse=versions.parse):
         entry["differs"] = current.get(entry["dest"]) != entry["content"]
     return {"ok": not refused, "refusals": refused, "msg": " ".join(refused) if refused else plan.get("msg"),
             "plan": plan, "installed": installed, "changes": changes, "converged": not refused and not changes,
-            "files": files, "status": status_of(want, plan)}
+            "files": files, "status": status_of(want, plan), "support_packages": support_packages(want),
+            "commands": os_layout.commands(family, str(want.get("branch", "580")), plan.get("flavor"))}

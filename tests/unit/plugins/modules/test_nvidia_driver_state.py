@@ -32,7 +32,7 @@ def args(tmp_path, **changes):
 
 def test_arguments_and_defaults():
     spec = nvidia_driver_state.argument_spec()
-    assert spec["host"]["required"] and spec["preflight"]["required"] and spec["probe_argv"]["required"]
+    assert spec["host"]["required"] and spec["preflight"]["required"] and spec["probe_argv"]["default"] == []
     assert spec["branch"]["default"] == "580" and spec["manage"]["default"] == "auto"
     assert spec["repo"]["default"] == {"configure": False}
     want = nvidia_driver_state.want_of({"repo": {"configure": "True", "url": "u", "unknown": 1}})
@@ -51,6 +51,8 @@ def test_a_host_missing_its_support_package_is_not_converged_and_nothing_changed
     assert result["plan"]["action"] == "manage" and result["installed"]["names"] == [
         "nvidia-driver-pinning-580", "nvidia-open"]
     assert result["changes"] == ["kernel headers and DKMS"] and not result["converged"]
+    assert result["commands"]["probe_argv"] == printer(PACKAGES)  # the change path lists the packages again with it
+    assert result["support_packages"] == ["blackwell-no-such-package"]
 
 
 def test_a_refusal_is_returned_not_failed(run_module, tmp_path):

@@ -221,3 +221,24 @@ def test_redhat_holds_come_from_the_versionlocks():
     assert result["changes"] == [state.HOLDS]
     found["locks_text"] += "kmod-nvidia-open-dkms-0:580.95.05-1.el9.*\n"
     assert state.decide(want(preflight=pre, uu_exclude=False), found)["converged"]
+
+
+def test_the_change_path_gets_its_packages_and_commands():
+    result = state.decide(want(), converged_host())
+    assert result["support_packages"] == ["linux-headers-6.1.0-28-amd64", "linux-headers-amd64", "dkms"]
+    assert result["commands"]["probe_argv"][0] == "dpkg-query"
+    assert result["commands"]["initramfs_argv"] == ["update-initramfs", "-u", "-k", "all"]
+    assert result["commands"]["module_stream"] == "nvidia-driver:580-open"
+    rhel = state.decide(want(branch="590", flavor="proprietary", kernel_headers=False,
+                             preflight=dict(PREFLIGHT, os={"family": "RedHat", "distribution": "Rocky", "version": "9.4"})),
+                        converged_host())
+    assert rhel["support_packages"] == ["dkms"]
+    assert rhel["commands"]["probe_argv"][0] == "rpm" and rhel["commands"]["initramfs_tool"] == "/usr/bin/dracut"
+    assert rhel["commands"]["module_stream"] == "nvidia-driver:590-dkms"
+    assert rhel["commands"]["rpm_package"] == "cuda-drivers"
+
+
+def test_the_unattended_upgrades_blacklist_is_debians_only():
+    pre = dict(PREFLIGHT, os={"family": "RedHat", "distribution": "Rocky", "version": "9.4"})
+    result = state.decide(want(preflight=pre, uu_exclude=True), converged_host())
+    assert "uu_blacklist" not in result["files"] and state.UU not in result["changes"]
