@@ -175,7 +175,7 @@ verdict:
   contains:
     passed: {description: Whether every gate passed., type: bool}
     failures: {description: "One message per failed gate, naming host, GPU, figure and expectation.", type: list, elements: str}
-    unknown: {description: Gates that could not read their figure, with the reason., type: list, elements: str}
+    unknown: {description: "Gates that could not read their figure, with the reason.", type: list, elements: str}
     not_supported: {description: Gates the GPU does not support., type: list, elements: str}
     notes: {description: Remarks that are no failure., type: list, elements: str}
     gpus: {description: "Per GPU its C(gates), each with C(status) and C(text).", type: list, elements: dict}
@@ -214,8 +214,8 @@ except ImportError:
 
 KMSG = "/dev/kmsg"
 TEXTFILE = "blackwell_pytorch_health.prom"
-GATE_OPTIONS = dict((name, dict(type="bool", default=DEFAULTS[name])) for name in GATES + ("require_known",))
-GATE_OPTIONS["xid_ignore"] = dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"]))
+GATE_OPTIONS = dict([(name, dict(type="bool", default=DEFAULTS[name])) for name in GATES + ("require_known",)]
+                    + [("xid_ignore", dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"])))])
 
 
 def kernel_log(module, mode):
