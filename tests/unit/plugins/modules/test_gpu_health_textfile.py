@@ -2,7 +2,8 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """gpu_health judging its reading (option gates) and writing the health textfile in the same call: the verdict is
-the verify_health filter's, the file is the verify_health_prometheus filter's, written through a rename only when
+the verify_health filter's (health_gates.evaluate), the file is the verify_health_prometheus filter's
+(health_metrics.prometheus), written through a rename only when
 its content changes; check mode says so without writing. NVML is a fake pynvml; the kernel log is not read."""
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ import os
 import pytest
 
 import fake_nvml_health as fh
-from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import health_gates, health_metrics
 from ansible_collections.blackwell.pytorch.plugins.modules import gpu_health
 
-F = FilterModule().filters()
 SICK = dict(fh.H100_HEALTHY, remap=(0, 1, 1, 0))
 
 
@@ -38,7 +38,7 @@ def test_the_verdict_is_the_filters(nvml, run_module):
     status, result = run_module(gpu_health, args())
     assert status == "exit" and result["changed"] is False
     assert result["textfile"] == {"path": "", "written": False}
-    assert result["verdict"] == F["verify_health"](result["health"], {}, "ws1")
+    assert result["verdict"] == health_gates.evaluate(result["health"], {}, "ws1")
     assert result["verdict"]["passed"] is False
     assert result["verdict"]["failures"] == [
         "ws1: GPU 0 (NVIDIA H100 80GB HBM3, 0000:18:00.0): a row remap is pending (0 corrected, 1 uncorrected rows "
@@ -80,9 +80,9 @@ def test_the_textfile_is_written_once_then_left_alone(nvml, run_module, tmp_path
     path = directory / "blackwell_pytorch_health.prom"
     assert status == "exit" and first["changed"] is True
     assert first["textfile"] == {"path": str(path), "written": True}
-    assert path.read_text() == F["verify_health_prometheus"](first["health"], first["verdict"], "ws1")
+    assert path.read_text() == health_metrics.prometheus(first["health"], first["verdict"], "ws1")
     assert oct(os.stat(str(directory)).st_mode & 0o777) == "0o755" and oct(os.stat(str(path)).st_mode & 0o777) == "0o644"
-    assert [name for name in os.listdir(str(directory))] == ["blackwell_pytorch_health.prom"]  # no temporary left
+    assert os.listdir(str(directory)) == ["blackwell_pytorch_health.prom"]  # no temporary left
     before = os.stat(str(path)).st_ino
     second = run_module(gpu_health, args(directory))[1]
     assert second["changed"] is False and second["textfile"]["written"] is False

@@ -13,10 +13,8 @@ import sys
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision, fingerprint
-
-F = FilterModule().filters()
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import plan as verify_plan
 PYTHON = sys.executable
 RESULTS = "/var/lib/blackwell-pytorch"
 OPTIONS = {"python": PYTHON, "cuda_home": "/usr/local/cuda", "force": False, "health": True, "container": False}
@@ -25,7 +23,7 @@ OPTIONS = {"python": PYTHON, "cuda_home": "/usr/local/cuda", "force": False, "he
 def plan(**changes):
     request = {"profile": "quick", "device": "cpu", "python": PYTHON, "results_dir": RESULTS, "textfile_dir": ""}
     request.update(changes)
-    return F["verify_plan"](request)
+    return verify_plan.plan(request)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +49,7 @@ def document(print_, passed=True, written="2026-11-26T10:00:00Z"):
 
 def test_the_memo_answers_as_stack_fingerprint_would(stack):
     stored = document(stack[1])
-    got = F["verify_decision"](plan(), memo(stack, stored), {}, {}, OPTIONS)
+    got = decision.decision(plan(), memo(stack, stored), {}, {}, OPTIONS)
     assert (got["call"], got["source"], got["reuse"]) == (False, "blackwell_cuda_check", True)
     assert got["fingerprint"]["digest"] == stack[1]["digest"]  # the plan's settings added, the digest taken again
     assert got["reason"] == "fingerprint unchanged since 2026-11-26T10:00:00Z and the stored result passed"
@@ -60,15 +58,15 @@ def test_the_memo_answers_as_stack_fingerprint_would(stack):
 
 
 def test_other_settings_in_the_stored_result_make_the_run_path(stack):
-    got = F["verify_decision"](plan(profile="standard"), memo(stack, document(stack[1])), {}, {}, OPTIONS)
+    got = decision.decision(plan(profile="standard"), memo(stack, document(stack[1])), {}, {}, OPTIONS)
     assert (got["call"], got["reuse"], got["changed_components"]) == (False, False, ["settings"])
     assert got["steps"] == ["benchmark.yml", "verdict.yml"]
-    failed = F["verify_decision"](plan(), memo(stack, document(stack[1], passed=False)), {}, {}, OPTIONS)
+    failed = decision.decision(plan(), memo(stack, document(stack[1], passed=False)), {}, {}, OPTIONS)
     assert (failed["reuse"], failed["reason"]) == (False, "the stored result failed")
-    forced = F["verify_decision"](plan(), memo(stack, document(stack[1]), force=True), {}, {},
-                                  dict(OPTIONS, force="yes"))
+    forced = decision.decision(plan(), memo(stack, document(stack[1]), force=True), {}, {},
+                               dict(OPTIONS, force=True))
     assert (forced["call"], forced["reuse"], forced["reason"]) == (False, False, "forced")
-    nothing = F["verify_decision"](plan(), memo(stack, None), {}, {}, OPTIONS)
+    nothing = decision.decision(plan(), memo(stack, None), {}, {}, OPTIONS)
     assert (nothing["call"], nothing["reuse"]) == (False, False)
 
 
@@ -85,27 +83,28 @@ def test_the_role_fingerprints_itself_when_the_memo_was_taken_for_something_else
                                                                                  plan_changes, options):
     run = {"reuse": True, "stored": document(stack[1]), "fingerprint": stack[1], "gpus": [], "reason": "r",
            "changed_components": []}
-    got = F["verify_decision"](plan(**plan_changes), memo(stack, document(stack[1]), **memo_changes), {}, {},
-                               dict(OPTIONS, **options))
+    got = decision.decision(plan(**plan_changes), memo(stack, document(stack[1]), **memo_changes), {}, {},
+                            dict(OPTIONS, **options))
     assert (got["call"], got["source"], got["reuse"], got["fingerprint"]) == (True, "stack_fingerprint", False, {}), why
-    answered = F["verify_decision"](plan(**plan_changes), memo(stack, document(stack[1]), **memo_changes), run, {},
-                                    dict(OPTIONS, **options))
+    answered = decision.decision(plan(**plan_changes), memo(stack, document(stack[1]), **memo_changes), run, {},
+                                 dict(OPTIONS, **options))
     assert (answered["reuse"], answered["fingerprint"]) == (True, stack[1]), why
 
 
 def test_a_verification_published_since_the_memo_was_taken_outdates_it(stack):
     stored = document(stack[1], written="2026-11-26T10:00:00Z")
-    same = F["verify_decision"](plan(), memo(stack, stored), {}, {"written": "2026-11-26T10:00:00Z"}, OPTIONS)
+    same = decision.decision(plan(), memo(stack, stored), {}, {"written": "2026-11-26T10:00:00Z"}, OPTIONS)
     assert same["call"] is False  # the published verdict is the stored result the memo read
-    newer = F["verify_decision"](plan(), memo(stack, stored), {}, {"written": "2026-11-26T11:00:00Z"}, OPTIONS)
+    newer = decision.decision(plan(), memo(stack, stored), {}, {"written": "2026-11-26T11:00:00Z"}, OPTIONS)
     assert newer["call"] is True
-    none_then = F["verify_decision"](plan(), memo(stack, None), {}, {"written": "2026-11-26T11:00:00Z"}, OPTIONS)
+    none_then = decision.decision(plan(), memo(stack, None), {}, {"written": "2026-11-26T11:00:00Z"}, OPTIONS)
     assert none_then["call"] is True
 
 
 def test_a_skipped_fingerprint_call_is_no_answer():
     got = decision.decision(plan(), {}, {"skipped": True, "changed": False}, {}, OPTIONS)
-    assert (got["call"], got["reuse"], got["stored"], got["steps"]) == (True, False, None, ["benchmark.yml", "verdict.yml"])
+    assert (got["call"], got["reuse"], got["stored"]) == (True, False, None)
+    assert got["steps"] == ["benchmark.yml", "verdict.yml"]
 
 
 @pytest.mark.parametrize("reuse,health,container,steps", [
@@ -116,8 +115,3 @@ def test_a_skipped_fingerprint_call_is_no_answer():
 ])
 def test_steps(reuse, health, container, steps):
     assert decision.steps(reuse, health, container) == steps
-
-
-def test_options_are_read_as_ansible_reads_them():
-    got = F["verify_decision"](plan(), None, {"reuse": True}, None, {"health": "no", "container": "yes"})
-    assert got["steps"] == ["verdict.yml", "container.yml"]

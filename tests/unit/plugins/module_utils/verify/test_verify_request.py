@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import plan
-
-F = FilterModule().filters()
 
 
 def request(**changes):
@@ -35,24 +32,24 @@ def request(**changes):
 ])
 def test_each_refusal_names_its_variable(changes, message):
     assert plan.request_refusals(request(**changes)) == [message]
-    got = F["verify_plan"](request(**changes))
+    got = plan.plan(request(**changes))
     assert got["refusals"] == [message]
     assert (got["settings"], got["gates"], got["tests"], got["errors"]) == ({}, {}, [], [])  # not planned
 
 
 def test_refusals_come_together_in_the_roles_order_and_the_gates_wait_for_them():
     bad = request(results_dir="results", sustained_seconds=3, gates={"gemm_bf16": {"min_fraction_of_peak": 1.5}})
-    assert F["verify_plan"](bad)["refusals"] == [
+    assert plan.plan(bad)["refusals"] == [
         "verify_results_dir must be an absolute path (got results)",
         "verify_sustained_seconds must be at least 6: the last 5 seconds are compared with the first (got 3)"]
-    fine = F["verify_plan"](request(gates={"gemm_bf16": {"min_fraction_of_peak": 1.5}}))
+    fine = plan.plan(request(gates={"gemm_bf16": {"min_fraction_of_peak": 1.5}}))
     assert fine["refusals"] == fine["errors"] == [
         "verify_gates: gate gemm_bf16.min_fraction_of_peak is a fraction from 0 to 1 (0.7: 70 % of the peak), got 1.5: "
         "no GPU could pass it"]
 
 
 def test_a_request_that_can_run_is_planned_with_its_output_dirs():
-    got = F["verify_plan"](request(profile="standard", sustained_seconds="8", textfile_dir="/var/lib/node_exporter"))
+    got = plan.plan(request(profile="standard", sustained_seconds="8", textfile_dir="/var/lib/node_exporter"))
     assert got["refusals"] == [] and got["product_line"] == "datacenter"
     assert got["sizes"] == {"sustained": {"seconds": 8}}  # text read as Jinja's int filter reads it
     assert got["output_dirs"] == {"verify_results_dir": "/var/lib/blackwell-pytorch",
@@ -61,7 +58,7 @@ def test_a_request_that_can_run_is_planned_with_its_output_dirs():
 
 def test_only_the_keys_given_are_judged():
     assert plan.request_refusals({}) == [] and plan.request_refusals(None) == []
-    assert F["verify_plan"]({"profile": "quick"})["refusals"] == []
+    assert plan.plan({"profile": "quick"})["refusals"] == []
 
 
 @pytest.mark.parametrize("value,number", [(7, 7), ("7", 7), ("7.9", 7), (7.9, 7), ("x", 0), (None, 0)])
