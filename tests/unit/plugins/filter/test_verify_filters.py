@@ -128,8 +128,8 @@ def test_plan_and_decision_filters_are_shells():
     options = {"python": "/usr/bin/python3", "cuda_home": "/usr/local/cuda", "force": False, "health": True,
                "container": False}
     run = {"reuse": True, "stored": {"written": "x"}, "fingerprint": {"digest": "d"}, "gpus": []}
-    assert F["verify_decision"](plan.plan({}), {}, run, {}, options) == decision.decision(plan.plan({}), {}, run, {},
-                                                                                            options)
+    expected = decision.decision(plan.plan({}), {}, run, {}, options)
+    assert F["verify_decision"](plan.plan({}), {}, run, {}, options) == expected
 
 
 def test_decision_options_are_read_as_ansible_reads_them():
