@@ -2,7 +2,7 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
-(report, fleet_report, fleet_html, plan, health_gates, health_metrics) and module_utils/common/output_dirs; each
+(report, fleet_report, fleet_html, plan, decision, health_gates, health_metrics) and module_utils/common/output_dirs; each
 filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import output_dirs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
-    fleet_html, fleet_report, health_gates, health_metrics, plan, report as verify_report)
+    decision, fleet_html, fleet_report, health_gates, health_metrics, plan, report as verify_report)
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
     as_bool, as_dict, as_list, call, text)
 
@@ -33,6 +33,17 @@ def verify_gate_errors(gates, device="cuda", profile=None, tests=None):
 def verify_plan(request):
     """Product line, tests, sizes, effective gates, settings and refusals of a verify request."""
     return call("verify_plan", plan.plan, as_dict(request, "request", "verify_plan"))
+
+
+def verify_decision(verify_plan_answer, memo=None, run=None, published=None, options=None):
+    """Whether the stored verification stands (the blackwell_cuda_check memo, else the role's stack_fingerprint
+    call), and the task files the verify role includes."""
+    options = as_dict(options, "options", "verify_decision")
+    for key in ("force", "health", "container"):
+        options[key] = as_bool(options.get(key, False), key, "verify_decision")
+    return call("verify_decision", decision.decision, as_dict(verify_plan_answer, "plan", "verify_decision"),
+                as_dict(memo, "memo", "verify_decision"), as_dict(run, "run", "verify_decision"),
+                as_dict(published, "published", "verify_decision"), options)
 
 
 def output_dir_errors(dirs):
@@ -80,8 +91,7 @@ def _health_options(options):
         if key in options:
             options[key] = as_bool(options[key], key, "verify_health")
     if "xid_ignore" in options:
-        options["xid_ignore"] = [int(x) if isinstance(x, str) and x.strip().isdigit() else x
-                                 for x in as_list(options["xid_ignore"], "xid_ignore", "verify_health")]
+        options["xid_ignore"] = health_gates.xid_numbers(as_list(options["xid_ignore"], "xid_ignore", "verify_health"))
     return options
 
 
@@ -112,6 +122,7 @@ class FilterModule(object):
     def filters(self):
         return {"verify_summary": verify_summary, "verify_check_gpu": verify_check_gpu,
                 "verify_gate_errors": verify_gate_errors, "verify_plan": verify_plan,
+                "verify_decision": verify_decision,
                 "output_dir_errors": output_dir_errors,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,
                 "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html,

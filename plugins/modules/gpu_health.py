@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: gpu_health
-short_description: Read the GPUs' health (PCIe link, remapped rows, retired pages, uncorrected ECC, Xid errors)
+short_description: Read and judge the GPUs' health (PCIe link, remapped rows, retired pages, uncorrected ECC, Xid errors)
 version_added: 0.4.0
 description:
   - Reads, per NVIDIA GPU through NVML, the PCIe link's current and maximum generation and width, the
@@ -18,14 +18,25 @@ description:
     C(/dev/kmsg) (the kernel's ring buffer, which may no longer hold the boot's first messages).
   - A field a GPU does not support (ECC on GeForce cards, retired pages since Ampere) is listed in the GPU's
     C(unsupported); a kernel log that cannot be read (no permission, a container) is reported with the reason.
-    Neither fails the module. The readings are judged by the verify
-    role's C(verify_health_*) gates (the C(blackwell.pytorch.verify_health) filter).
-  - Never changes any GPU setting.
+    Neither fails the module.
+  - With O(gates), judges the readings in the same call (RV(verdict); the logic of the
+    C(blackwell.pytorch.verify_health) filter), the PCIe link's generation from the telemetry of O(benchmark)
+    or, when a stored verification stands instead of a run, of O(stored_result).
+  - With O(textfile_dir), writes C(blackwell_pytorch_health.prom) there for node_exporter (the metrics of the
+    C(blackwell.pytorch.verify_health_prometheus) filter, named as dcgm-exporter names them) through a temporary
+    file and a rename, only when its content changes; in check mode it says whether it would.
+  - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
   - blackwell.pytorch.attributes
-  - blackwell.pytorch.attributes.INFO_MODULE
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+    details:
+      - The textfile's content before and after, when it changes.
 options:
   kernel_log:
     description:
@@ -33,6 +44,59 @@ options:
     type: str
     choices: [auto, journal, kmsg, never]
     default: auto
+  gates:
+    description:
+      - The health gates to judge the readings with (RV(verdict)); omitted, nothing is judged. A gate left out
+        takes its default.
+    type: dict
+    version_added: 0.5.0
+    suboptions:
+      pcie_gen: {description: "The PCIe link's generation under load below its maximum fails.", type: bool, default: true}
+      pcie_width: {description: "The link's width below its maximum fails.", type: bool, default: true}
+      xid: {description: Xid errors since boot fail (except O(gates.xid_ignore))., type: bool, default: true}
+      xid_ignore: {description: Xid codes that do not fail., type: list, elements: int, default: [13, 31, 43, 45]}
+      remapped_rows: {description: "A row remap or page retirement pending, or a row remap failed, fails.", type: bool, default: true}
+      ecc_volatile: {description: Uncorrected ECC errors since the driver loaded fail., type: bool, default: true}
+      ecc_aggregate: {description: "Uncorrected ECC errors over the GPU's life fail.", type: bool, default: false}
+      require_known: {description: A gate that cannot read its figure fails instead of saying so., type: bool, default: false}
+  host:
+    description: The host's name, at the start of each message of RV(verdict) and the textfile's C(Hostname) fallback.
+    type: str
+    default: ""
+    version_added: 0.5.0
+  device:
+    description: V(cuda), or V(cpu) (no GPU read is then a note, not an unknown).
+    type: str
+    choices: [cuda, cpu]
+    default: cuda
+    version_added: 0.5.0
+  benchmark:
+    description: The torch_benchmark document of this run, whose telemetry recorded the PCIe link under load.
+    type: dict
+    default: {}
+    version_added: 0.5.0
+  stored_result:
+    description:
+      - The stored verification result (C(verify.json)) that stands instead of a run; when given, its benchmark's
+        telemetry is read in place of O(benchmark) and its date is named in the messages.
+    type: dict
+    default: {}
+    version_added: 0.5.0
+  textfile_dir:
+    description:
+      - node_exporter textfile-collector directory for C(blackwell_pytorch_health.prom); empty for none. A missing
+        directory is created (C(0755), with O(owner) and O(group)); an existing one is left as it is.
+    type: path
+    default: ""
+    version_added: 0.5.0
+  owner:
+    description: Owner of the textfile (and of a directory this module creates); unchanged when omitted.
+    type: str
+    version_added: 0.5.0
+  group:
+    description: Group of the textfile (and of a directory this module creates); unchanged when omitted.
+    type: str
+    version_added: 0.5.0
 requirements:
   - nvidia-ml-py (the C(pynvml) module) for the NVML readings; without it only the kernel log is read.
 notes:
@@ -44,6 +108,15 @@ EXAMPLES = r"""
 - name: Read the GPUs' health
   blackwell.pytorch.gpu_health:
   register: health
+
+- name: Read, judge with the default gates, and write the textfile for node_exporter
+  blackwell.pytorch.gpu_health:
+    gates: {ecc_aggregate: true}
+    host: "{{ inventory_hostname }}"
+    textfile_dir: /var/lib/node_exporter/textfile
+    owner: root
+    group: root
+  register: judged
 
 - name: Show each GPU's PCIe link
   ansible.builtin.debug:
@@ -94,15 +167,43 @@ health:
           description: "One entry per Xid line: C(pci) (bus id without the function), C(xid), C(pid), C(process), C(text)."
           type: list
           elements: dict
+verdict:
+  description:
+    - The gates' verdict (with O(gates)), as the C(blackwell.pytorch.verify_health) filter gives it.
+  returned: when O(gates) is given
+  type: dict
+  contains:
+    passed: {description: Whether every gate passed., type: bool}
+    failures: {description: "One message per failed gate, naming host, GPU, figure and expectation.", type: list, elements: str}
+    unknown: {description: "Gates that could not read their figure, with the reason.", type: list, elements: str}
+    not_supported: {description: Gates the GPU does not support., type: list, elements: str}
+    notes: {description: Remarks that are no failure., type: list, elements: str}
+    gpus: {description: "Per GPU its C(gates), each with C(status) and C(text).", type: list, elements: dict}
+    options: {description: The gates' options as judged., type: dict}
+    kernel_log: {description: "The kernel log's C(source), C(complete), C(error) and the number of C(xids).", type: dict}
+    summary: {description: One line., type: str}
+textfile:
+  description: The textfile's path (empty without O(textfile_dir)) and whether its content was (or would be) written.
+  returned: always
+  type: dict
+  contains:
+    path: {description: The file's full path., type: str}
+    written: {description: Whether its content changed., type: bool}
 """
 
 import os
+import tempfile
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import (
+    diffs, plan_files, request_errors)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import (
     JOURNAL_ARGV, nvml_health, read_kernel_log, read_kmsg_file)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import DEFAULTS, GATES, evaluate
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_metrics import prometheus
 
 try:
     import pynvml
@@ -112,6 +213,9 @@ except ImportError:
     PYNVML_IMPORT_ERROR = traceback.format_exc()
 
 KMSG = "/dev/kmsg"
+TEXTFILE = "blackwell_pytorch_health.prom"
+GATE_OPTIONS = dict([(name, dict(type="bool", default=DEFAULTS[name])) for name in GATES + ("require_known",)]
+                    + [("xid_ignore", dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"])))])
 
 
 def kernel_log(module, mode):
@@ -133,9 +237,70 @@ def kernel_log(module, mode):
     return read_kernel_log(run_journal if mode != "kmsg" else None, read_kmsg)
 
 
+def judge(module, reading):
+    """The gates' verdict on `reading` (the module fails with the options' errors)."""
+    params = module.params
+    options = dict((key, value) for key, value in params["gates"].items() if value is not None)
+    stored = params["stored_result"] or {}
+    benchmark = (stored.get("benchmark") or {}) if stored else params["benchmark"]
+    try:
+        return evaluate(reading, options, params["host"], benchmark, stored.get("written") or None, params["device"])
+    except ValueError as err:
+        module.fail_json(msg=str(err), health=reading)
+
+
+def attributes(module, path, mode):
+    return module.load_file_common_arguments(
+        {"owner": module.params["owner"], "group": module.params["group"], "mode": mode}, path=path)
+
+
+def write_textfile(module, content, result):
+    """Write the textfile through a temporary file and a rename when its content differs (not in check mode);
+    True when anything changed."""
+    directory = module.params["textfile_dir"]
+    entry = {"name": TEXTFILE, "content": content, "mode": "0644"}
+    kind = "dir" if os.path.isdir(directory) else "other" if os.path.lexists(directory) else "missing"
+    errors = request_errors(directory, None, [entry], kind)
+    if errors:
+        module.fail_json(msg="textfile_dir: %s" % "; ".join(errors), **result)
+    planned = plan_files(directory, [entry], read_text)[0]
+    result["textfile"] = {"path": planned["path"], "written": planned["differs"]}
+    if module._diff:
+        result["diff"] = diffs([planned])
+    changed = planned["differs"] or kind == "missing"
+    if module.check_mode:
+        return changed
+    try:
+        if kind == "missing":
+            os.makedirs(directory)
+            changed = module.set_fs_attributes_if_different(attributes(module, directory, "0755"), True)
+        if planned["differs"]:
+            handle, temporary = tempfile.mkstemp(prefix=".%s." % TEXTFILE, suffix=".tmp", dir=directory)
+            try:
+                with os.fdopen(handle, "w") as stream:
+                    stream.write(content)
+                module.atomic_move(temporary, planned["path"])
+            finally:
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
+    except (IOError, OSError) as exc:
+        module.fail_json(msg="cannot write %s: %s" % (planned["path"], exc), **result)
+    return module.set_fs_attributes_if_different(attributes(module, planned["path"], "0644"), changed)
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=dict(kernel_log=dict(type="str", default="auto", choices=["auto", "journal", "kmsg", "never"])),
+        argument_spec=dict(
+            kernel_log=dict(type="str", default="auto", choices=["auto", "journal", "kmsg", "never"]),
+            gates=dict(type="dict", options=GATE_OPTIONS),
+            host=dict(type="str", default=""),
+            device=dict(type="str", default="cuda", choices=["cuda", "cpu"]),
+            benchmark=dict(type="dict", default={}),
+            stored_result=dict(type="dict", default={}),
+            textfile_dir=dict(type="path", default=""),
+            owner=dict(type="str"),
+            group=dict(type="str"),
+        ),
         supports_check_mode=True,
     )
     reading = nvml_health(pynvml)
@@ -143,7 +308,14 @@ def main():
         reading["nvml_error"] = "nvidia-ml-py is not installed for the module's Python"
     reading["hostname"] = os.uname()[1]
     reading["kernel_log"] = kernel_log(module, module.params["kernel_log"])
-    module.exit_json(changed=False, health=reading)
+    result = {"health": reading, "textfile": {"path": "", "written": False}}
+    verdict = None
+    if module.params["gates"] is not None:
+        verdict = result["verdict"] = judge(module, reading)
+    changed = False
+    if module.params["textfile_dir"]:
+        changed = write_textfile(module, prometheus(reading, verdict, module.params["host"]), result)
+    module.exit_json(changed=changed, **result)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,11 @@ BUSY_UTILIZATION = 50
 LINK_ADVICE = "reseat the card, check its slot or riser and the firmware's PCIe settings"
 
 
+def xid_numbers(values):
+    """Xid codes given as text ("13", from -e or a template) read as numbers; anything else is left as given."""
+    return [int(x) if isinstance(x, str) and x.strip().isdigit() else x for x in values]
+
+
 def options_errors(options):
     """Messages for options that are not what the gates read."""
     errors = ["verify_health_%s must be true or false (got %r)" % (key, options[key])

@@ -12,7 +12,8 @@ the GPU catalogue's (hardware.catalogue.product_line), the one classifier of the
 gpu_facts and torch_benchmark's per-device results give the same answer. `settings()` is what a stored
 result depends on besides the stack and the code (stack_fingerprint's `settings`): the default
 gate table lives here, in the hashed code, so the effective gates follow from settings, code
-and GPUs. Pure functions, no Ansible import.
+and GPUs. request_refusals() refuses a request that cannot run at all (each message names its
+variable); the gates are judged only once the request itself can run. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ DEFAULT_GATES = {
                 "sustained": {"min_fraction_of_peak": 0.4, "min_sustained_ratio": 0.6}},
     "cpu": {},
 }
+PROFILES = ("quick", "standard", "full")
+MIN_SUSTAINED_SECONDS = 6
 _DEFAULTS = {"device": "cuda", "profile": "quick", "tests": [], "sizes": {}, "sustained_seconds": 25, "gates": {},
              "forbid_clock_reasons": [], "gpu_name": ""}
 
@@ -40,6 +43,48 @@ def _request(request):
     merged = dict(_DEFAULTS)
     merged.update(dict((key, value) for key, value in (request or {}).items() if value is not None))
     return merged
+
+
+def as_int(value):
+    """An integer as Jinja's `int` filter reads it: 0 for what does not convert."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return 0
+
+
+def _absolute(value):
+    return isinstance(value, str) and value.startswith("/")
+
+
+def request_refusals(request):
+    """Why a request cannot run at all, one message per variable (only the keys the request holds are judged):
+    the profile and device, the interpreter and results directory as absolute paths, the sustained test's
+    length and gates that are not a dict."""
+    request = request or {}
+    refusals = []
+    if "profile" in request and request["profile"] not in PROFILES:
+        refusals.append("verify_profile must be one of %s (got %s)" % (", ".join(PROFILES), request["profile"]))
+    if "device" in request and request["device"] not in ("cuda", "cpu"):
+        refusals.append("verify_device must be cuda or cpu (got %s)" % request["device"])
+    for key, name in (("python", "verify_python"), ("results_dir", "verify_results_dir")):
+        if key in request and not _absolute(request[key]):
+            refusals.append("%s must be an absolute path (got %s)" % (name, request[key]))
+    if "sustained_seconds" in request and as_int(request["sustained_seconds"]) < MIN_SUSTAINED_SECONDS:
+        refusals.append("verify_sustained_seconds must be at least %d: the last 5 seconds are compared with the first "
+                        "(got %s)" % (MIN_SUSTAINED_SECONDS, request["sustained_seconds"]))
+    if "gates" in request and not isinstance(request["gates"], dict):
+        refusals.append("verify_gates must be a dict")
+    return refusals
+
+
+def output_dirs(request):
+    """Where results go, variable name -> path, checked before any work (an empty path is not checked)."""
+    return {"verify_results_dir": request.get("results_dir", ""),
+            "verify_prometheus_textfile_dir": request.get("textfile_dir", "")}
 
 
 def product_line(device, gpu_name):
@@ -98,7 +143,7 @@ def sizes(names, request):
     result = dict((name, dict(size) if isinstance(size, dict) else size) for name, size in request["sizes"].items())
     if "sustained" in names:
         sustained = result.get("sustained") if isinstance(result.get("sustained"), dict) else {}
-        result["sustained"] = dict(sustained, seconds=int(request["sustained_seconds"]))
+        result["sustained"] = dict(sustained, seconds=as_int(request["sustained_seconds"]))
     return result
 
 
@@ -113,11 +158,18 @@ def settings(request):
 
 
 def plan(request):
-    """{"product_line", "tests", "sizes", "gates" (effective), "settings", "errors"} of a verify request.
+    """{"product_line", "tests", "sizes", "gates" (effective), "settings", "errors", "refusals", "output_dirs"}
+    of a verify request.
 
     errors: the user's gates that are wrong or can never fire ("verify_gates: ..."), and default gates
     torch_benchmark would refuse ("verify_forbid_clock_reasons: ..."); empty when the request can run.
+    refusals: request_refusals() when there are any (nothing else is planned then: empty tests, sizes,
+    gates and settings), else the errors.
     """
+    refused = request_refusals(request)
+    if refused:
+        return {"product_line": "", "tests": [], "sizes": {}, "gates": {}, "settings": {}, "errors": [],
+                "refusals": refused, "output_dirs": output_dirs(request or {})}
     request = _request(request)
     device, profile, user = request["device"], request["profile"], request["gates"]
     names = tests_run(profile, request["tests"])
@@ -129,4 +181,4 @@ def plan(request):
         gates = default_gates(line, names, device, request["forbid_clock_reasons"])
         errors = ["verify_forbid_clock_reasons: %s" % error for error in benchmark_gates.validate(gates, {}, device)]
     return {"product_line": line, "tests": names, "sizes": sizes(names, request), "gates": gates,
-            "settings": settings(request), "errors": errors}
+            "settings": settings(request), "errors": errors, "refusals": errors, "output_dirs": output_dirs(request)}

@@ -20,13 +20,36 @@ def _load(role, *parts):
 
 
 def test_there_are_roles():
-    assert {"preflight", "tools"} <= set(ROLES)
+    assert {"preflight", "tools", "_common"} <= set(ROLES)
+    assert _entry_points("_common") == ["cuda_check"] and _entry_points("verify") == ["main"]
+
+
+def _private(role):
+    """A role whose name starts with an underscore is internal (roles/_common): it has no main entry point, only
+    the ones other roles include with tasks_from."""
+    return role.startswith("_")
+
+
+def _entry_points(role):
+    """The task files other than the included parts: main.yml, or each task file of a private role."""
+    tasks = os.path.join(ROOT, "roles", role, "tasks")
+    if not _private(role):
+        return ["main"]
+    return sorted(os.path.splitext(name)[0] for name in os.listdir(tasks) if name.endswith(".yml"))
+
+
+def _options_of_every_entry_point(role):
+    options = {}
+    for spec in _load(role, "meta", "argument_specs.yml")["argument_specs"].values():
+        options.update(spec.get("options") or {})
+    return options
 
 
 @pytest.mark.parametrize("role", ROLES)
 def test_every_entry_point_has_a_spec(role):
     specs = _load(role, "meta", "argument_specs.yml")
-    assert specs and "main" in specs["argument_specs"], "%s has no meta/argument_specs.yml main entry" % role
+    missing = [name for name in _entry_points(role) if name not in ((specs or {}).get("argument_specs") or {})]
+    assert specs and not missing, "%s has no meta/argument_specs.yml entry for %s" % (role, ", ".join(missing))
     for name, spec in specs["argument_specs"].items():
         assert spec.get("short_description"), "%s:%s needs a short_description" % (role, name)
         for option, doc in (spec.get("options") or {}).items():
@@ -37,7 +60,8 @@ def test_every_entry_point_has_a_spec(role):
 @pytest.mark.parametrize("role", ROLES)
 def test_defaults_match_the_spec(role):
     defaults = _load(role, "defaults", "main.yml") or {}
-    options = _load(role, "meta", "argument_specs.yml")["argument_specs"]["main"].get("options") or {}
+    options = _options_of_every_entry_point(role) if _private(role) else \
+        _load(role, "meta", "argument_specs.yml")["argument_specs"]["main"].get("options") or {}
     assert sorted(set(defaults) - set(options)) == [], "%s: defaults without a spec" % role
     for name, value in defaults.items():
         if isinstance(value, str) and "{{" in value:

@@ -35,7 +35,10 @@ def _is_playbook(data):
 
 
 def _roles_used(data):
-    return {role["role"] if isinstance(role, dict) else role for play in data for role in play.get("roles") or []}
+    """The roles a playbook uses: in `roles:`, and through include_role tasks (how a private role is used)."""
+    listed = {role["role"] if isinstance(role, dict) else role for play in data for role in play.get("roles") or []}
+    return listed | {task["ansible.builtin.include_role"]["name"] for play in data for task in play.get("tasks") or []
+                     if isinstance(task, dict) and "ansible.builtin.include_role" in task}
 
 
 @pytest.mark.parametrize("readme,line,block", BLOCKS, ids=["%s:%d" % (entry[0], entry[1]) for entry in BLOCKS])
@@ -54,11 +57,17 @@ def test_every_role_readme_has_a_named_play_using_the_role_by_fqcn(role):
         assert all(name.startswith("blackwell.pytorch.") for name in _roles_used(data)), "roles by FQCN"
     with open(os.path.join(ROOT, "roles", role, "defaults", "main.yml"), encoding="utf-8") as handle:
         defaults = set(yaml.safe_load(handle) or {})
+    with open(os.path.join(ROOT, "roles", role, "meta", "argument_specs.yml"), encoding="utf-8") as handle:
+        required = {name for spec in yaml.safe_load(handle)["argument_specs"].values()
+                    for name, option in (spec.get("options") or {}).items() if option.get("required")}
     given = {name for data in using for play in data for entry in play.get("roles") or []
              if isinstance(entry, dict) and entry.get("role") == "blackwell.pytorch.%s" % role
              for name in entry.get("vars") or {}}
+    given |= {name for data in using for play in data for task in play.get("tasks") or [] if isinstance(task, dict)
+              and (task.get("ansible.builtin.include_role") or {}).get("name") == "blackwell.pytorch.%s" % role
+              for name in task.get("vars") or {}}
     assert given, "the example sets the role's main variables"
-    assert given <= defaults, "variables the role does not have: %s" % sorted(given - defaults)
+    assert given <= defaults | required, "variables the role does not have: %s" % sorted(given - defaults - required)
 
 
 @pytest.fixture(scope="module")

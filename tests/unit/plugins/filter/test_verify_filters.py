@@ -9,7 +9,7 @@ from fleet_results import result, scaled
 from verify_results import h100_result, hot_result
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_html, fleet_report, report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision, fleet_html, fleet_report, plan, report
 from shells import assert_each_argument_matters
 
 F = FilterModule().filters()
@@ -120,3 +120,22 @@ def test_health_filters_are_shells():
     assert text == health_metrics.prometheus(reading, health, "a")
     with pytest.raises(AnsibleFilterError, match="^verify_health_prometheus: reading must be a mapping, got list"):
         F["verify_health_prometheus"]([])
+
+
+def test_plan_and_decision_filters_are_shells():
+    request = {"profile": "long", "python": "python3"}
+    assert F["verify_plan"](request) == plan.plan(request)
+    options = {"python": "/usr/bin/python3", "cuda_home": "/usr/local/cuda", "force": False, "health": True,
+               "container": False}
+    run = {"reuse": True, "stored": {"written": "x"}, "fingerprint": {"digest": "d"}, "gpus": []}
+    expected = decision.decision(plan.plan({}), {}, run, {}, options)
+    assert F["verify_decision"](plan.plan({}), {}, run, {}, options) == expected
+
+
+def test_decision_options_are_read_as_ansible_reads_them():
+    got = F["verify_decision"]({}, None, {"reuse": True}, None, {"health": "no", "container": "yes", "force": "false"})
+    assert got["steps"] == ["verdict.yml", "container.yml"]
+    with pytest.raises(AnsibleFilterError, match="^verify_decision: force must be a boolean"):
+        F["verify_decision"]({}, None, None, None, {"force": "sometimes"})
+    with pytest.raises(AnsibleFilterError, match="^verify_decision: memo must be a mapping, got list"):
+        F["verify_decision"]({}, [], None, None, {})

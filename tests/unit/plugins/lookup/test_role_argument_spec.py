@@ -27,9 +27,9 @@ def test_every_option_of_every_stage_role_is_in_the_merged_spec():
 
 
 def test_a_shared_option_keeps_the_first_roles_spec():
-    merged = role_specs.merged_options(COLLECTION_ROOT, ["verify", "verify:cuda_check"])
+    merged = role_specs.merged_options(COLLECTION_ROOT, ["verify", "_common:cuda_check"])
     assert merged["verify_results_dir"] == _options("verify")["verify_results_dir"]
-    assert "verify_cuda_check_python" in merged
+    assert "_common_cuda_check_python" in merged
 
 
 def test_types_that_disagree_are_an_error(tmp_path):

@@ -1,0 +1,77 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Whether the verify role's stored result stands, where that answer comes from, and what the role runs.
+
+The answer comes from one of two places. The `blackwell_cuda_check` fact, published by the private
+`_common` role's cuda_check entry point (the pytorch role's gate includes it), holds the stack's fingerprint
+taken in this play (without the verify settings: torch_cuda_check does not depend on them) and the
+verify.json that was stored then; it serves when it was taken for the same interpreter, toolkit, force and
+output directories, the request is not refused, and no verification was published in this play since
+(`blackwell_verify` names the verify.json it stands for). The verify settings are then added to that
+fingerprint here and verify.json is decided against it, as stack_fingerprint decides it. Otherwise the
+role's own stack_fingerprint call answers (`call`: true). steps() lists the task files main.yml includes.
+Pure functions, no Ansible import.
+"""
+from __future__ import annotations
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, digest
+
+
+def _checked(dirs):
+    """The output directories that are checked (an empty path is not)."""
+    return dict((name, path) for name, path in (dirs or {}).items() if path)
+
+
+def memo_usable(memo, plan, options, published=None):
+    """Whether `memo` (the blackwell_cuda_check fact) answers for this verify run (see the module's text)."""
+    if not isinstance(memo, dict) or not isinstance(memo.get("fingerprint"), dict) or plan.get("refusals"):
+        return False
+    verify = memo.get("verify")
+    if not isinstance(verify, dict) or "stored" not in verify:
+        return False
+    if published:
+        stored = verify.get("stored") or {}
+        if stored.get("written") is None or stored.get("written") != published.get("written"):
+            return False  # a verification was stored in this play after the memo was taken
+    return (options.get("python") in (memo.get("pythons") or [])
+            and options.get("cuda_home") == memo.get("cuda_home")
+            and bool(options.get("force")) == bool(memo.get("force"))
+            and verify.get("results") == "%s/verify.json" % plan.get("output_dirs", {}).get("verify_results_dir")
+            and set(_checked(plan.get("output_dirs")).items()) <= set(_checked(memo.get("output_dirs")).items()))
+
+
+def from_memo(memo, plan, force):
+    """The fingerprint call's answer for verify.json, from the memo and the plan's settings."""
+    current = dict(memo["fingerprint"], settings=plan.get("settings") or {})
+    current["digest"] = digest(current)
+    stored = memo["verify"].get("stored")
+    reuse, reason, changed = decide(stored, current, bool(force))
+    return {"fingerprint": current, "stored": stored, "reuse": reuse, "reason": reason,
+            "changed_components": changed, "gpus": memo.get("gpus") or []}
+
+
+def steps(reuse, health, container):
+    """The task files main.yml includes, in order: the run path when the stored result does not stand (it reads
+    the health itself), the health alone when it stands, the verdict, the container check when asked."""
+    return ((["health.yml"] if health else []) if reuse else ["benchmark.yml"]) + ["verdict.yml"] + (
+        ["container.yml"] if container else [])
+
+
+def decision(plan, memo=None, run=None, published=None, options=None):
+    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components, steps}.
+
+    `plan` is verify_plan's answer, `memo` the blackwell_cuda_check fact, `run` the role's stack_fingerprint
+    result (empty before it ran, skipped when the memo served), `published` the blackwell_verify fact, `options`
+    {python, cuda_home, force, health, container}."""
+    options = options or {}
+    if memo_usable(memo, plan, options, published):
+        answer = dict(from_memo(memo, plan, options.get("force")), call=False, source="blackwell_cuda_check")
+    else:
+        run = run if isinstance(run, dict) and not run.get("skipped") else {}
+        answer = {"call": True, "source": "stack_fingerprint", "reuse": bool(run.get("reuse")),
+                  "stored": run.get("stored"), "fingerprint": run.get("fingerprint") or {},
+                  "gpus": run.get("gpus") or [], "reason": run.get("reason") or "",
+                  "changed_components": run.get("changed_components") or []}
+    answer["steps"] = steps(answer["reuse"], bool(options.get("health")), bool(options.get("container")))
+    return answer
