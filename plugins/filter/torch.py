@@ -86,11 +86,12 @@ def torch_check_policy(gpus, min_verdict="", require=()):
                 [text(r) for r in as_list(require, "require", name)])
 
 
-def torch_published(state, plan=None, steps=None, check=None, current=""):
+def torch_published(state, plan=None, steps=None, check=None, current="", build=None):
     """The blackwell_pytorch fact (role_steps.published)."""
     name = "torch_published"
     return call(name, role_steps.published, as_dict(state, "_input", name), as_dict(plan, "plan", name),
-                as_dict(steps, "steps", name), as_dict(check, "check", name) or None, text(current))
+                as_dict(steps, "steps", name), as_dict(check, "check", name) or None, text(current),
+                as_dict(build, "build", name) or None)
 
 
 class FilterModule(object):

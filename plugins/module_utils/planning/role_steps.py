@@ -154,19 +154,26 @@ def check_policy(gpus, min_verdict, require):
     return {"min_verdict": "", "require": [item for item in require or () if item in GPULESS_REQUIRE]}
 
 
-def published(state, plan, steps, check, current):
+def published(state, plan, steps, check, current, build=None):
     """The role's one published fact (blackwell_pytorch): the stack `current` points to (this run's `steps`, or on
     a host already as asked the one that stands), its interpreter, torch release, channel and method (of `plan`,
-    the plan this run installed), whether the host was already as asked, and the gate's check in short
-    ({reused, build}; null when no check ran)."""
+    the plan this run installed), whether the host was already as asked, the gate's check in short ({reused,
+    build}; null when no check ran) and, for a source plan, its wheel and whether this run built it, with the
+    build's progress lines (`build`: the build step's result, null when it did not run)."""
     plan = plan or {}
-    build = dict((check or {}).get("build") or {})
+    torch_build = dict((check or {}).get("build") or {})
     stack = state.get("stack") if state.get("converged") else (steps or {}).get("stack")
+    source = None
+    if plan.get("method") == "source":
+        ran = build or {}
+        source = {"wheel": plan.get("built_wheel") or ran.get("wheel") or "", "built": "reports" in ran,
+                  "reports": list(ran.get("reports") or ())}
     return {
         "stack": stack or "",
         "python": current.rstrip("/") + "/bin/python",
-        "torch": build.get("torch_version") or plan.get("torch") or "",
+        "torch": torch_build.get("torch_version") or plan.get("torch") or "",
         "channel": plan.get("channel") or "", "method": "adopted" if state.get("adopting") else plan.get("method", ""),
         "converged": bool(state.get("converged")),
-        "check": {"reused": bool((check or {}).get("reused")), "build": build} if check else None,
+        "check": {"reused": bool((check or {}).get("reused")), "build": torch_build} if check else None,
+        "source": source,
     }

@@ -63,10 +63,12 @@ def test_check_policy_passes_every_argument():
 def test_published_passes_every_argument():
     state = role_steps.role_state(dict(OWN, plan=PLAN, converged=False), None, dict(SETTINGS, build_host=""))
     base = {"state": state, "plan": PLAN, "steps": state["steps"], "check": {"reused": True, "build": {}},
-            "current": "/opt/pytorch/current"}
+            "current": "/opt/pytorch/current", "build": None}
     result = assert_each_argument_matters(
-        F["torch_published"], base,
+        F["torch_published"], dict(base, plan=dict(PLAN, method="source")),
         {"state": dict(state, adopting=True), "plan": dict(PLAN, channel="cu130"), "steps": {"stack": "other"},
-         "check": None, "current": "/srv/current"})
+         "check": None, "current": "/srv/current", "build": {"wheel": "w.whl", "reports": []}})
+    assert result["source"] == {"wheel": "", "built": False, "reports": []}
+    result = F["torch_published"](**base)
     assert result == role_steps.published(state, PLAN, state["steps"], {"reused": True, "build": {}},
                                           "/opt/pytorch/current")

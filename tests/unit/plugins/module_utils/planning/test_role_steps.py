@@ -158,12 +158,23 @@ def test_published_fact_of_a_run_and_of_a_host_already_as_asked():
     assert rs.published(state, WHEEL, state["steps"], check, "/opt/pytorch/current/") == {
         "stack": "torch-2.9.1-cu128", "python": "/opt/pytorch/current/bin/python", "torch": "2.9.1+cu128",
         "channel": "cu128", "method": "wheel", "converged": False,
-        "check": {"reused": False, "build": {"torch_version": "2.9.1+cu128"}}}
+        "check": {"reused": False, "build": {"torch_version": "2.9.1+cu128"}}, "source": None}
     fell_back = rs.published(state, SOURCE, state["fallback_steps"], None, "/opt/pytorch/current")
     assert (fell_back["stack"], fell_back["method"], fell_back["torch"], fell_back["check"]) == (
         SOURCE["stack"], "source", "2.9.1", None)
+    assert fell_back["source"] == {"wheel": "", "built": False, "reports": []}
     stood = rs.role_state(_own(WHEEL, converged=True, stack=SOURCE["stack"]), None, SETTINGS)
     fact = rs.published(stood, WHEEL, stood["steps"], dict(check, reused=True), "/opt/pytorch/current")
     assert fact["converged"] and fact["stack"] == SOURCE["stack"] and fact["check"]["reused"]
     adopted = rs.published({"adopting": True, "converged": False}, None, {"stack": "adopted-venv"}, None, "/c")
     assert (adopted["method"], adopted["stack"], adopted["channel"]) == ("adopted", "adopted-venv", "")
+
+
+def test_published_source_build():
+    state = rs.role_state(_own(SOURCE), None, SETTINGS)
+    wheel = "torch-2.9.1-cp312-cp312-linux_x86_64.whl"
+    built = rs.published(state, SOURCE, state["steps"], None, "/c", {"wheel": wheel, "reports": ["a", "b"]})
+    assert built["source"] == {"wheel": wheel, "built": True, "reports": ["a", "b"]}
+    skipped = rs.published(state, dict(SOURCE, built_wheel=wheel), state["steps"], None, "/c",
+                           {"skipped": True, "changed": False})
+    assert skipped["source"] == {"wheel": wheel, "built": False, "reports": []}
