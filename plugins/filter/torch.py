@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve as torch_resolve
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
 
@@ -56,6 +57,43 @@ def torch_gate_failure(check, plan, fallback=None, kept="", current=""):
                 None if fallback is None else as_dict(fallback, "fallback", name), text(kept), text(current))
 
 
+def torch_role_state(own, build_host_result=None, settings=None):
+    """What the pytorch role installs and whether it is already as asked (role_steps.role_state)."""
+    name = "torch_role_state"
+    return call(name, role_steps.role_state, as_dict(own, "_input", name),
+                as_dict(build_host_result, "build_host_result", name) or None, as_dict(settings, "settings", name))
+
+
+def torch_adopted_steps(adopted, keep=2, root=""):
+    """The gate's and the pruning's steps for an adopted environment (role_steps.adopted_steps)."""
+    name = "torch_adopted_steps"
+    return call(name, role_steps.adopted_steps, as_dict(adopted, "_input", name), int(keep), text(root))
+
+
+def torch_pip_args(pip, plan=None, build=False):
+    """pip's arguments: the stack install's for `plan`, or with build the source tree's requirements'."""
+    name = "torch_pip_args"
+    settings = as_dict(pip, "_input", name)
+    if as_bool(build, "build", name):
+        return call(name, role_steps.build_pip_args, settings)
+    return call(name, role_steps.pip_args, as_dict(plan, "plan", name, allow_none=False), settings)
+
+
+def torch_check_policy(gpus, min_verdict="", require=()):
+    """torch_cuda_check's min_verdict and require for the GPUs the facts list (role_steps.check_policy)."""
+    name = "torch_check_policy"
+    return call(name, role_steps.check_policy, as_dicts(gpus, "_input", name), text(min_verdict),
+                [text(r) for r in as_list(require, "require", name)])
+
+
+def torch_published(state, plan=None, steps=None, check=None, current="", build=None):
+    """The blackwell_pytorch fact (role_steps.published)."""
+    name = "torch_published"
+    return call(name, role_steps.published, as_dict(state, "_input", name), as_dict(plan, "plan", name),
+                as_dict(steps, "steps", name), as_dict(check, "check", name) or None, text(current),
+                as_dict(build, "build", name) or None)
+
+
 class FilterModule(object):
     """blackwell.pytorch PyTorch planning filters."""
 
@@ -66,4 +104,9 @@ class FilterModule(object):
             "torch_max_jobs": torch_max_jobs,
             "torch_check_summary": torch_check_summary,
             "torch_gate_failure": torch_gate_failure,
+            "torch_role_state": torch_role_state,
+            "torch_adopted_steps": torch_adopted_steps,
+            "torch_pip_args": torch_pip_args,
+            "torch_check_policy": torch_check_policy,
+            "torch_published": torch_published,
         }

@@ -325,6 +325,11 @@ standing:
   returned: always
   type: str
   sample: "to change: current is not there, not venvs/torch-2.9.1-cu128"
+stack:
+  description: The stack compared with C(current) (the one that stands on a host already as asked); "" for none.
+  returned: when O(root) is given and nothing is refused
+  type: str
+  sample: torch-2.9.1-cu128
 check:
   description: The stored torch_cuda_check result of the current stack when it stands (RV(converged)), else null.
   returned: always
@@ -479,7 +484,8 @@ def answer(module, result, candidates):
         {"results": params["check_results"], "code": params["check_code"], "cuda_home": params["check_cuda_home"],
          "force": params["check_force"]},
         params["profile_path"], params["profile_content"])
-    result.update(converged=decided["converged"], standing=decided["standing"], check=decided["check"])
+    result.update(converged=decided["converged"], standing=decided["standing"], check=decided["check"],
+                  stack=decided["stack"] or "")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ def locked_play(tmp_path_factory):
         for name, (role, tasks_from, _variable, _task) in ROLES.items()]
     locks = ["{{ rely_dir }}/dpkg/lock-frontend", "{{ rely_dir }}/dpkg/lock"]
     extra = {"_nvidia_driver_dpkg_locks": locks, "_cuda_toolkit_dpkg_locks": locks, "_pytorch_dpkg_locks": locks,
-             "_pytorch_packages": ["python3-venv"]}
+             "__pytorch_steps": {"packages": ["python3-venv"]}}
     try:
         rc, stdout, stderr = run(tmp_path, tasks, hosts, extra_vars=extra, check=False)
     finally:

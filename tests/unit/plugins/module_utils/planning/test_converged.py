@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 
-import re
 
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged as cv
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as vf
 
 ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
@@ -31,13 +31,14 @@ def test_role_refusals_name_the_keep_count_and_become():
         "true on the play (or -b / --become on the command line, with -K when sudo asks for a password)."]
 
 
-def test_stack_record_has_the_keys_the_role_writes_in_the_marker():
-    with open(os.path.join(ROOT_DIR, "roles", "pytorch", "vars", "main.yml")) as handle:
-        block = handle.read().split("\n_pytorch_record:\n", 1)[1]
-    role_record = dict(re.findall(r"^  (\w+): (.*)$", block.split("\n_", 1)[0], re.MULTILINE))
+def test_stack_record_is_what_the_role_writes_in_the_marker():
+    with open(os.path.join(ROOT_DIR, "roles", "pytorch", "tasks", "stack.yml")) as handle:
+        assert 'record: "{{ __pytorch_steps.record }}"' in handle.read()
+    steps = role_steps.stack_steps(PLAN, {"root": "/opt/pytorch", "python": "/usr/bin/python3"})
     record = cv.stack_record(PLAN, "/usr/bin/python3")
-    assert sorted(record) == sorted(role_record)
-    assert role_record["managed_by"] == record["managed_by"] and record["python"] == "/usr/bin/python3"
+    assert steps["record"] == record
+    assert sorted(record) == ["channel", "managed_by", "method", "pins", "python", "stack"]
+    assert record["managed_by"] == "blackwell.pytorch.pytorch" and record["python"] == "/usr/bin/python3"
     assert cv.marker_text(record) == json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 

@@ -1,0 +1,74 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pytorch role's decision filters: each argument reaches planning.role_steps, bad ones are named."""
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
+from shells import assert_each_argument_matters
+
+F = FilterModule().filters()
+PLAN = {"stack": "torch-2.9.1-cu128", "method": "wheel", "channel": "cu128", "torch": "2.9.1",
+        "pins": ["torch==2.9.1+cu128"], "expected": {"torch": "2.9.1+cu128"}}
+SETTINGS = {"root": "/opt/pytorch", "python": "/usr/bin/python3", "os_family": "Debian", "host": "ws-1",
+            "build_host": "builder"}
+OWN = {"plan": dict(PLAN, method="source", stack="torch-2.9.1-cu128-src"), "summary": "own", "standing": "as asked",
+       "refusals": [], "converged": True}
+
+
+def test_role_state_passes_every_argument():
+    base = {"own": OWN, "build_host_result": None, "settings": SETTINGS}
+    result = assert_each_argument_matters(
+        F["torch_role_state"], base,
+        {"own": dict(OWN, converged=False), "build_host_result": dict(OWN, plan=PLAN, summary="theirs"),
+         "settings": dict(SETTINGS, root="/srv/pytorch")})
+    assert result == role_steps.role_state(OWN, None, SETTINGS)
+    with pytest.raises(AnsibleFilterError, match="torch_role_state: settings must be a mapping, got list"):
+        F["torch_role_state"](OWN, None, [])
+
+
+def test_adopted_steps_passes_every_argument():
+    adopted = {"stack": "a", "python": "/srv/venv/bin/python3", "links": {"current": "venvs/a"}, "stacks": ["a"]}
+    base = {"adopted": adopted, "keep": 2, "root": "/opt/pytorch"}
+    result = assert_each_argument_matters(F["torch_adopted_steps"], base,
+                                          {"adopted": dict(adopted, stack="b"), "keep": 1, "root": "/srv"})
+    assert result == role_steps.adopted_steps(adopted, 2, "/opt/pytorch")
+
+
+def test_pip_args_for_the_install_and_the_build():
+    pip = {"index": "https://pypi.org/simple", "wheelhouse": "", "proxy": "http://p:1"}
+    base = {"pip": pip, "plan": PLAN, "build": False}
+    result = assert_each_argument_matters(F["torch_pip_args"], base,
+                                          {"pip": dict(pip, proxy=""), "plan": dict(PLAN, pins=["torch"]),
+                                           "build": "true"})
+    assert result == role_steps.pip_args(PLAN, pip)
+    assert F["torch_pip_args"](pip, build=True) == ["--proxy", "http://p:1"]
+    with pytest.raises(AnsibleFilterError, match="torch_pip_args: plan must be a mapping, got NoneType"):
+        F["torch_pip_args"](pip)
+
+
+def test_check_policy_passes_every_argument():
+    base = {"gpus": [{"index": 0}], "min_verdict": "native", "require": ["bf16"]}
+    result = assert_each_argument_matters(F["torch_check_policy"], base,
+                                          {"gpus": [], "min_verdict": "ptx", "require": ["nccl"]})
+    assert result == {"min_verdict": "native", "require": ["bf16"]}
+    with pytest.raises(AnsibleFilterError, match="torch_check_policy: require must be a list, got str"):
+        F["torch_check_policy"]([], "native", "nccl")
+
+
+def test_published_passes_every_argument():
+    state = role_steps.role_state(dict(OWN, plan=PLAN, converged=False), None, dict(SETTINGS, build_host=""))
+    base = {"state": state, "plan": PLAN, "steps": state["steps"], "check": {"reused": True, "build": {}},
+            "current": "/opt/pytorch/current", "build": None}
+    result = assert_each_argument_matters(
+        F["torch_published"], dict(base, plan=dict(PLAN, method="source")),
+        {"state": dict(state, adopting=True), "plan": dict(PLAN, channel="cu130"), "steps": {"stack": "other"},
+         "check": None, "current": "/srv/current", "build": {"wheel": "w.whl", "reports": []}})
+    assert result["source"] == {"wheel": "", "built": False, "reports": []}
+    result = F["torch_published"](**base)
+    assert result == role_steps.published(state, PLAN, state["steps"], {"reused": True, "build": {}},
+                                          "/opt/pytorch/current")
