@@ -192,14 +192,13 @@ textfile:
 """
 
 import os
-import tempfile
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import (
-    diffs, plan_files, request_errors)
+    diffs, plan_files, replace_file, request_errors)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import (
     JOURNAL_ARGV, nvml_health, read_kernel_log, read_kmsg_file)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import DEFAULTS, GATES, evaluate
@@ -275,14 +274,7 @@ def write_textfile(module, content, result):
             os.makedirs(directory)
             changed = module.set_fs_attributes_if_different(attributes(module, directory, "0755"), True)
         if planned["differs"]:
-            handle, temporary = tempfile.mkstemp(prefix=".%s." % TEXTFILE, suffix=".tmp", dir=directory)
-            try:
-                with os.fdopen(handle, "w") as stream:
-                    stream.write(content)
-                module.atomic_move(temporary, planned["path"])
-            finally:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
+            replace_file(module, planned["path"], content)
     except (IOError, OSError) as exc:
         module.fail_json(msg="cannot write %s: %s" % (planned["path"], exc), **result)
     return module.set_fs_attributes_if_different(attributes(module, planned["path"], "0644"), changed)

@@ -186,7 +186,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, state
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, os_layout, state
 
 REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
 
@@ -227,9 +227,6 @@ def main():
     secret = proxy_password(want["repo"].get("proxy"))
     if secret:
         module.no_log_values.add(secret)
-    # The driver branch check: is nvidia_driver_branch a branch, and new enough for every GPU here (the catalogue's
-    # oldest branch per compute capability)? Its refusal is the plan's, reported with the others below.
-    branch_refused = inputs.branch_problems(want["branch"], list(want.get("gpus") or ()))
     family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
     repo = want["repo"]
     probe = want["probe_argv"] or os_layout.probe_argv(family)
@@ -251,7 +248,7 @@ def main():
     except (host_probe.ProbeError, OSError) as exc:
         module.fail_json(msg="could not read the driver state on %s: %s" % (want["host"], exc))
     try:
-        result = state.decide(want, found, branch_refused=branch_refused)
+        result = state.decide(want, found)
     except ValueError as exc:
         module.fail_json(msg="%s: %s" % (want["host"], exc))
     result["commands"]["probe_argv"] = probe

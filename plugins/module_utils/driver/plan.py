@@ -20,8 +20,7 @@ ROLE_LEAVE_OUT = ("leave the driver out: do not run the nvidia_driver role on th
 
 
 def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None, packages_text="",
-                upgrade=False, kernel="", os_family="Debian", parse=versions.parse, headers=None, user=None,
-                branch_refused=None):
+                upgrade=False, kernel="", os_family="Debian", parse=versions.parse, headers=None, user=None):
     """{"ok", "msg", "flavor", "open_required", "flavor_msg", "action", "action_msg", "installed",
     "apt_query", "headers_meta", "in_place", "headers_running"}.
 
@@ -36,13 +35,9 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
     installed packages as "name<TAB>version<TAB>status" lines. A refused flavor leaves action
     None and apt_query empty, msg says why (so does a branch that is no branch or too old for
     the GPUs, inputs.branch_problems); a refused action keeps its own msg. Raises
-    ValueError for a GPU whose compute capability is not one. branch_refused: inputs.branch_problems's answer
-    when the caller has it already (nvidia_driver_state asks it first), else it is asked here.
+    ValueError for a GPU whose compute capability is not one.
     """
-    if branch_refused is None:
-        branch_refused = inputs.branch_problems(branch, list(gpus or ()))
-    plan = _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse,
-                 branch_refused)
+    plan = _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse)
     installed = plan["installed"]
     plan["in_place"] = bool(installed["names"]) and installed["branch"] == str(branch) \
         and installed["flavor"] == plan["flavor"] and not upgrade
@@ -56,7 +51,7 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
     return plan
 
 
-def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse, branch_refused):
+def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse):
     chosen = policy.choose_flavor(flavor, list(gpus or ()))
     packages = policy.parse_package_lines(packages_text)
     plan = {"ok": False, "msg": chosen["msg"], "flavor": chosen["flavor"], "open_required": chosen["open_required"],
@@ -65,8 +60,9 @@ def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, 
             "headers_meta": policy.headers_meta_package(kernel, os_family)}
     if not chosen["ok"]:
         return plan
-    if branch_refused:
-        plan["msg"] = "; ".join(branch_refused)
+    refused = inputs.branch_problems(branch, list(gpus or ()))
+    if refused:
+        plan["msg"] = "; ".join(refused)
         return plan
     action = policy.driver_action(manage, branch, chosen["flavor"], loaded or {}, packages, upgrade, parse)
     plan.update(ok=action["ok"], action=action["action"], action_msg=action["msg"], installed=action["installed"],

@@ -35,15 +35,14 @@ def _preflight(want):
     return want.get("preflight") or {}
 
 
-def plan_of(want, packages_text, parse=versions.parse, branch_refused=None):
-    """driver_plan for these inputs and the installed packages' text (branch_refused: inputs.branch_problems's
-    answer when the caller asked it already)."""
+def plan_of(want, packages_text, parse=versions.parse):
+    """driver_plan for these inputs and the installed packages' text."""
     pre = _preflight(want)
     return driver_plan.driver_plan(
         want.get("gpus") or [], want.get("flavor", "auto"), str(want.get("branch", "580")), want.get("manage", "auto"),
         want.get("loaded") or {}, packages_text or "", bool(want.get("upgrade")),
         (pre.get("kernel") or {}).get("release", ""), (pre.get("os") or {}).get("family", "Debian"), parse,
-        pre.get("kernel") or {}, pre.get("user") or {}, branch_refused)
+        pre.get("kernel") or {}, pre.get("user") or {})
 
 
 def refusals_of(want, found, plan):
@@ -188,20 +187,19 @@ def status_of(want, plan):
             "msg": plan.get("msg")}
 
 
-def decide(want, found, parse=versions.parse, branch_refused=None):
+def decide(want, found, parse=versions.parse):
     """{"ok", "refusals", "msg", "plan", "installed", "changes", "converged", "files", "status", "support_packages",
     "commands"}.
 
     want: {"host", "branch", "flavor", "manage", "upgrade", "gpus", "loaded", "preflight", "repo": {"configure",
     "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path"}, "hold",
     "uu_exclude", "uu_path", "blacklist_nouveau", "mok_key", "mok_cert", "persistenced", "reboot_ok",
-    "kernel_headers", "headers_track_kernel", "dkms_package"}; found: host_probe.read_host's result;
-    branch_refused: inputs.branch_problems(branch, gpus) when the caller asked it (else asked here).
+    "kernel_headers", "headers_track_kernel", "dkms_package"}; found: host_probe.read_host's result.
     Converged: nothing would change and the loaded driver is the wanted one, or the role does not
     manage the driver (adopt, check). A refused host is never converged. support_packages: the kernel headers
     and DKMS packages the change path installs; commands: what it runs on this OS (os_layout.commands).
     """
-    plan = plan_of(want, found.get("packages_text"), parse, branch_refused)
+    plan = plan_of(want, found.get("packages_text"), parse)
     refused = refusals_of(want, found, plan)
     family = (_preflight(want).get("os") or {}).get("family", "Debian")
     installed = dict(plan["installed"], method="in place" if plan.get("in_place") else "none")

@@ -242,17 +242,3 @@ def test_the_unattended_upgrades_blacklist_is_debians_only():
     pre = dict(PREFLIGHT, os={"family": "RedHat", "distribution": "Rocky", "version": "9.4"})
     result = state.decide(want(preflight=pre, uu_exclude=True), converged_host())
     assert "uu_blacklist" not in result["files"] and state.UU not in result["changes"]
-
-
-@pytest.mark.parametrize("branch", ["550", "58O", "580"])
-def test_the_branch_check_asked_first_decides_as_when_asked_inside(branch):
-    """nvidia_driver_state asks inputs.branch_problems itself and hands the answer on: the same decision."""
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs
-    asked = inputs.branch_problems(branch, [RTX5090])
-    given = state.decide(want(branch=branch, gpus=[RTX5090]), converged_host(), branch_refused=asked)
-    inside = state.decide(want(branch=branch, gpus=[RTX5090]), converged_host())
-    assert given == inside
-    if branch == "550":
-        assert given["refusals"][0].startswith("ws-5090-02: nvidia_driver_branch 550 cannot drive the GPUs here: "
-                                               "NVIDIA GeForce RTX 5090 (sm_120) needs branch "), given["refusals"]
-    assert bool(asked) == (branch != "580") == (not given["ok"])
