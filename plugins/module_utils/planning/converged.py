@@ -17,9 +17,11 @@ from __future__ import annotations
 import json
 import os
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.output_dirs import problems as dir_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import packages, read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.cuda_check_fact import cuda_check_fact, verify_results
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as stack_fingerprint
 
@@ -127,8 +129,9 @@ def _profile(path):
 def read_and_decide(root, keep, candidates, check, profile_path="", profile_text=""):
     """Read the host and decide(). candidates: [{"stack", "python", "record" (None: adopted), "expected"}],
     the stacks that may stand as current (the plan's, the auto fallback's, the adopted one); check:
-    {"results" (cuda_check.json), "code", "cuda_home", "force"}. Returns decide()'s dict with "stack",
-    "python" and "check" (the stored torch_cuda_check result; None when it does not stand)."""
+    {"results" (cuda_check.json), "code", "cuda_home", "force", "collection_version", "alias", "output_dirs"}.
+    Returns decide()'s dict with "stack", "python", "check" (the stored torch_cuda_check result; None when it
+    does not stand) and "cuda_check" (cuda_check_fact.cuda_check_fact() when the host is converged, else None)."""
     links = lifecycle.read_links(root) if root and os.path.isdir(root) else {"current": None, "previous": None}
     chosen = next((c for c in candidates if c.get("stack") and links.get("current") == lifecycle.stack_target(c["stack"])),
                   candidates[0] if candidates else {})
@@ -141,10 +144,15 @@ def read_and_decide(root, keep, candidates, check, profile_path="", profile_text
                               _versions(python) if chosen.get("expected") else {})
     if not gaps:
         stored = stack_fingerprint.load(check["results"]) if check.get("results") else None
-        current = stack_fingerprint.fingerprint(python, check.get("cuda_home") or "/usr/local/cuda", "",
-                                                code=check.get("code") or "")
+        current = stack_fingerprint.fingerprint(python, check.get("cuda_home") or "/usr/local/cuda",
+                                                check.get("collection_version") or "", code=check.get("code") or "")
         stands = check_stands(stored, current, check.get("force", False))
     prune = lifecycle.prune_plan(root, keep) if root and os.path.isdir(root) and int(keep) >= 1 else []
     result = decide(gaps, stands, profile_problem(_profile(profile_path), profile_text), prune)
-    result.update(stack=stack, python=python, check=(stored or {}).get("result") if stands[0] else None)
+    result.update(stack=stack, python=python, check=(stored or {}).get("result") if stands[0] else None,
+                  cuda_check=None)
+    if result["converged"]:
+        result["cuda_check"] = cuda_check_fact(
+            check, python, current, stored, stack_fingerprint.load(verify_results(check["results"])),
+            dir_problems(check.get("output_dirs")), stack_fingerprint.gpu_models())
     return result

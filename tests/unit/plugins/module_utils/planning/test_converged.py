@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 
-
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged as cv
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as vf
 
 ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
@@ -185,3 +185,60 @@ def test_nothing_there_is_not_converged(tmp_path):
     decided = cv.read_and_decide(str(tmp_path / "none"), 2, [{"stack": PLAN["stack"], "python": "/x/bin/python",
                                                               "record": {}, "expected": {}}], {}, "", "")
     assert not decided["converged"] and decided["problems"] == ["current is not there, not venvs/torch-2.9.1-cu128"]
+
+
+def _with_memo_options(host, **changes):
+    results_dir = host["tmp"] / "results"
+    results_dir.mkdir(exist_ok=True)
+    os.replace(host["check"]["results"], str(results_dir / "cuda_check.json"))
+    host["check"].update(results=str(results_dir / "cuda_check.json"), alias=str(host["root"] / "current" / "bin" / "python"),
+                         collection_version="1.2.3", output_dirs={"verify_results_dir": str(results_dir),
+                                                                  "verify_prometheus_textfile_dir": ""})
+    host["check"].update(changes)
+    return results_dir
+
+
+def test_a_converged_host_gives_the_fact_the_cuda_check_entry_point_would_publish(host):
+    results_dir = _with_memo_options(host)
+    decided = _decide(host, profile="")
+    fact = decided["cuda_check"]
+    assert decided["converged"] and fact is not None
+    assert fact["result"] == {"build": {"torch_version": "2.9.1+cu128"}, "reused": True} and fact["reused"]
+    assert fact["python"] == host["candidate"]["python"]
+    assert fact["pythons"] == [host["candidate"]["python"], str(host["root"] / "current" / "bin" / "python")]
+    assert fact["results"] == str(results_dir / "cuda_check.json") and fact["force"] is False
+    assert fact["output_dirs"] == host["check"]["output_dirs"] and fact["gpus"] == vf.gpu_models()
+    current = vf.fingerprint(host["candidate"]["python"], host["check"]["cuda_home"], "1.2.3", code="c0de")
+    assert fact["fingerprint"] == current
+    assert fact["verify"] == {"results": str(results_dir / "verify.json"), "stored": None, "reuse": False,
+                              "reason": "no stored result (missing or unreadable)",
+                              "changed_components": list(vf.COMPONENTS)}
+
+
+def test_the_fact_answers_the_verify_role_as_its_own_fingerprint_call_would(host):
+    results_dir = _with_memo_options(host)
+    settings = {"profile": "quick", "tests": ["gemm"]}
+    current = vf.fingerprint(host["candidate"]["python"], host["check"]["cuda_home"], "1.2.3", code="c0de",
+                             settings=settings)
+    stored = {"schema": vf.SCHEMA, "passed": True, "written": "2026-11-01T00:00:00Z", "fingerprint": current}
+    (results_dir / "verify.json").write_text(json.dumps(stored))
+    fact = _decide(host, profile="")["cuda_check"]
+    plan = {"refusals": [], "settings": settings, "output_dirs": host["check"]["output_dirs"]}
+    options = {"python": str(host["root"] / "current" / "bin" / "python"), "cuda_home": host["check"]["cuda_home"],
+               "force": False}
+    assert decision.memo_usable(fact, plan, options)
+    answer = decision.from_memo(fact, plan, False)
+    assert answer["reuse"] and answer["stored"] == stored and answer["fingerprint"]["digest"] == current["digest"]
+    # other verify settings than the stored result's: the answer is to run again, as the call would say
+    plan["settings"] = {"profile": "full"}
+    assert decision.from_memo(fact, plan, False)["reason"] == "fingerprint changed: settings"
+
+
+def test_no_fact_when_an_output_directory_cannot_take_results_or_the_host_is_not_converged(host):
+    (host["tmp"] / "a-file").write_text("x")
+    _with_memo_options(host, output_dirs={"verify_results_dir": str(host["tmp"] / "a-file")})
+    decided = _decide(host, profile="")
+    assert decided["converged"] and decided["cuda_check"] is None
+    host["profile"].write_text("old\n")
+    decided = _decide(host)
+    assert not decided["converged"] and decided["cuda_check"] is None
