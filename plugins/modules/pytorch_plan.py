@@ -23,18 +23,6 @@ description:
   - With O(installer=uv), refuses an O(uv) that is not an executable file.
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
     Every refusal is the message the role reports.
-  - Reads the index as pip reads it, through Ansible's URL reader - the CA bundle O(ca_path) (pip C(--cert)),
-    the client certificate O(client_cert) (pip C(--client-cert)), no certificate check on O(trusted_hosts)
-    (pip C(--trusted-host)), credentials in the URL or else from netrc (C(NETRC), C(~/.netrc) of the user the
-    module runs as), O(proxy) or the proxy environment variables. C(--cert), C(--client-cert), C(--proxy) and
-    C(--trusted-host) in O(pip_extra_args) apply here as they do to pip (after the role's, so they win).
-  - Refuses, before reading the index, a O(ca_path) or O(client_cert) that is not a file, a O(client_cert)
-    without its private key, and O(pip_extra_args) that send pip to another index (C(--index-url),
-    C(--extra-index-url), C(--no-index), C(--find-links)). A certificate the CA bundle does not vouch for, a
-    server that wants a client certificate, and HTTP 401 / 403 are refusals naming the option to set.
-  - The secret part of a URL (C(user:password@), a token) in O(index), O(channel_base), O(extra_indexes),
-    O(proxy) and O(pip_extra_args) never appears in the result or a message; neither does the content of
-    O(client_cert) or of a netrc file.
   - Refuses, before planning, a O(keep) below 1 and a run without root (O(user)); these refusals come back in
     RV(refusals) (the module does not fail), the role asserts them once.
   - Answers whether the stage is already as asked (RV(converged)), from files only - C(current) under O(root)
@@ -51,6 +39,8 @@ author:
 extends_documentation_fragment:
   - blackwell.pytorch.attributes
   - blackwell.pytorch.attributes.INFO_MODULE
+  - blackwell.pytorch.index_access
+  - blackwell.pytorch.stack_state
 options:
   python:
     description: Interpreter that creates the venvs; it must be Python 3.10 or newer.
@@ -114,65 +104,6 @@ options:
       refusal names the lacking pins), and its text is returned. Empty for none.
     type: path
     default: ""
-  index:
-    description: The full index URL pip reads (C(pytorch_index_url), e.g. V(https://pypi.org/simple)); empty for none.
-    type: str
-    default: ""
-    version_added: 0.3.0
-  channel_base:
-    description: Base of the per-channel indexes (C(pytorch_channel_base_url)); empty plans from the version table.
-    type: str
-    default: ""
-    version_added: 0.3.0
-  extra_indexes:
-    description: Extra index URLs pip also reads; only their credentials are used here (masked in the output).
-    type: list
-    elements: str
-    default: []
-    version_added: 0.3.0
-  proxy:
-    description: http(s) proxy for reading the index (C(pytorch_proxy)); empty for the proxy environment variables.
-    type: str
-    default: ""
-    version_added: 0.3.0
-  ca_path:
-    description:
-      - A CA bundle (PEM) on the target that vouches for the index's certificate (C(pytorch_index_ca_path));
-        it must be a file. Only this bundle is trusted for the index (pip C(--cert)). Empty for the system's.
-    type: path
-    default: ""
-    version_added: 0.3.0
-  client_cert:
-    description:
-      - A PEM file on the target with the TLS client certificate and its private key, unencrypted
-        (C(pytorch_index_client_cert), pip C(--client-cert)); it must be a file holding both. Empty for none.
-    type: path
-    default: ""
-    version_added: 0.3.0
-  trusted_hosts:
-    description: Hosts (V(host) or V(host:port)) whose certificate is not checked, as pip C(--trusted-host) (C(pytorch_trusted_hosts)).
-    type: list
-    elements: str
-    default: []
-    version_added: 0.3.0
-  pip_extra_args:
-    description:
-      - The extra arguments pip gets (C(pytorch_pip_extra_args)); their C(--cert), C(--client-cert), C(--proxy) and
-        C(--trusted-host) apply to reading the index too, and options that name another index are refused.
-    type: list
-    elements: str
-    default: []
-    version_added: 0.3.0
-  offline_fallback:
-    description: Plan from the version table when the index cannot be read (a warning says so) instead of refusing.
-    type: bool
-    default: false
-    version_added: 0.3.0
-  index_timeout:
-    description: Seconds each request to the index may take.
-    type: int
-    default: 30
-    version_added: 0.3.0
   built_wheelhouse:
     description:
       - The directory where source builds leave their wheels (C(<pytorch_root>/wheelhouse)). A source plan whose
@@ -205,56 +136,6 @@ options:
     description: The uv executable the stack's install runs (C(pytorch_uv)); only looked at with O(installer=uv).
     type: path
     default: ""
-    version_added: 0.4.0
-  root:
-    description: The stacks' root (C(pytorch_root)); empty answers RV(converged=false).
-    type: path
-    default: ""
-    version_added: 0.4.0
-  keep:
-    description: How many stacks the role keeps (C(pytorch_keep_stacks)); below 1 is refused.
-    type: int
-    default: 2
-    version_added: 0.4.0
-  user:
-    description: The user the play runs as, C(uid) and C(name) (C(blackwell_preflight.user)); a uid other than 0 is refused.
-    type: dict
-    default: {}
-    version_added: 0.4.0
-  adopt_path:
-    description: An existing environment the role adopts (C(pytorch_adopt_path)); empty for none.
-    type: path
-    default: ""
-    version_added: 0.4.0
-  profile_path:
-    description: The login-shell profile the role writes (C(pytorch_profile_path)); empty for none.
-    type: path
-    default: ""
-    version_added: 0.4.0
-  profile_content:
-    description: The text the role writes to O(profile_path).
-    type: str
-    default: ""
-    version_added: 0.4.0
-  check_results:
-    description: The stored torch_cuda_check result (C(cuda_check.json) of the verify role's results directory); empty for none.
-    type: path
-    default: ""
-    version_added: 0.4.0
-  check_code:
-    description: Digest of the verification code (the C(blackwell.pytorch.verify_code) lookup's C(digest)); part of the fingerprint.
-    type: str
-    default: ""
-    version_added: 0.4.0
-  check_cuda_home:
-    description: The toolkit whose version is part of the fingerprint (C(verify_cuda_home)).
-    type: path
-    default: /usr/local/cuda
-    version_added: 0.4.0
-  check_force:
-    description: Never count the stored check as valid (C(verify_force)).
-    type: bool
-    default: false
     version_added: 0.4.0
 """
 
@@ -348,8 +229,9 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan, resolve
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import adopted_before
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 
 
 def look(path):
@@ -423,15 +305,27 @@ def main():
     plan_and_answer(module, result)
 
 
+def plan_stack(params, checked, read, hashes_text=""):
+    """The plan of one host after check_host (host_plan): the version table's plan, then the one from the
+    catalogue read(index, version=...) reads (wheel_index.plan.read_catalog) for the index pip reads, the auto
+    fallback's source plan and the checks after the plan (host_plan.after_plan's answer). Pure given `read`."""
+    args = checked["args"]
+    plan = resolve.resolve_stack(**args)
+    source, confirm = host_plan.index_source(params, plan)
+    if source:
+        # pylint: disable-next=import-outside-toplevel
+        from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import with_index
+        args = host_plan.index_args(args, plan, confirm)
+        found = read(source, version=args["version"])
+        plan = found if found["error"] else with_index(
+            resolve.resolve_stack(catalog=found["catalog"], **args), found)
+    fallback = host_plan.fallback_args(params, args, plan)
+    return host_plan.after_plan(params, checked, plan, fallback and resolve.resolve_stack(**fallback), hashes_text)
+
+
 def plan_and_answer(module, result):
-    """Plan the stack (the index read here, through ansible.module_utils.urls: imported only now, an adopted
-    stack's converged run has no use for it) and answer whether the host is as asked."""
-    # pylint: disable-next=import-outside-toplevel
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
-    # pylint: disable-next=import-outside-toplevel
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
-    # pylint: disable-next=import-outside-toplevel
-    from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import plan_from_index
+    """Plan the stack (the index read through ansible.module_utils.urls: imported only now, an adopted stack's
+    converged run has no use for it) and answer whether the host is as asked."""
     params = module.params
     if not os.path.exists(params["python"]):
         module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
@@ -444,18 +338,22 @@ def plan_and_answer(module, result):
     nvcc_output = None
     if params["method"] != "wheel" and os.path.exists(nvcc):
         nvcc_output = output(module, [nvcc, "--version"])[0]
-    planner = functools.partial(plan_from_index, platform=platform.machine(), timeout=params["index_timeout"],
-                                offline_fallback=params["offline_fallback"], proxy=tls["proxy"],
-                                ca_path=tls["ca_path"], client_cert=tls["client_cert"],
-                                trusted_hosts=tls["trusted_hosts"])
     hashes = ""
     if params["hashes_file"] and os.path.isfile(params["hashes_file"]):
         with open(params["hashes_file"]) as handle:
             hashes = handle.read()
     uv_found = bool(params["uv"]) and os.path.isfile(params["uv"]) and os.access(params["uv"], os.X_OK)
-    planned = host_plan.plan_host(params, version_output, stats, nvcc_output, index_planner=planner,
-                                  hashes_text=hashes, tls=tls, client_cert_text=pem_text(tls["client_cert"]),
-                                  uv_found=uv_found)
+    planned = checked = host_plan.check_host(params, version_output, stats, nvcc_output, tls=tls,
+                                             client_cert_text=pem_text(tls["client_cert"]), uv_found=uv_found)
+    if not checked["error"]:
+        # pylint: disable-next=import-outside-toplevel
+        from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import plan as index_plan
+        read = functools.partial(
+            index_plan.read_catalog, python_tag=checked["python_version"], platform=platform.machine(),
+            companions=params["companions"], timeout=params["index_timeout"],
+            offline_fallback=params["offline_fallback"], proxy=tls["proxy"], ca_path=tls["ca_path"],
+            client_cert=tls["client_cert"], trusted_hosts=tls["trusted_hosts"])
+        planned = plan_stack(params, checked, read, hashes)
     for warning in (planned.get("plan") or {}).get("warnings") or ():
         if warning.endswith("planned from the version table instead"):  # offline_fallback took over
             module.warn(warning)

@@ -1,26 +1,26 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The pytorch role's preflight of one host in one step (the pytorch_plan module): the interpreter that
-creates the venvs, the wheelhouse / constraints / hashes paths the pip sources name, the build host,
-then the plan with its summary and, for pytorch_install_method auto, the source plan of the same release
-the gate falls back to.
+"""The pytorch role's preflight of one host (the pytorch_plan module), the checks around its plan: before it,
+the interpreter that creates the venvs, the wheelhouse / constraints / hashes paths the pip sources name, the
+installer and the index access (check_host, which also gives the plan's common arguments); after it, the build
+host and the hashes file, with the plan's summary (after_plan).
 
-The plan is made from the index pip will read (index_source): the wheelhouse when there is one (pip
-gets --no-index), else pytorch_index_url, else the channel index <pytorch_channel_base_url>/<channel>,
-whose channel comes from the version table's plan first (download.pytorch.org serves one build per
-index). The module passes the index reader (wheel_index.plan.plan_from_index) as `index_planner`; a
-source build and a module given no index plan from the version table.
+The module makes the plan itself with resolve.resolve_stack: first from the version table, then from the index
+pip will read (index_source): the wheelhouse when there is one (pip gets --no-index), else pytorch_index_url,
+else the channel index <pytorch_channel_base_url>/<channel>, whose channel comes from the version table's plan
+(download.pytorch.org serves one build per index; index_args). A source build and a module given no index keep
+the version table's plan. For pytorch_install_method auto, fallback_args names the source plan of the same
+release the gate falls back to.
 
 The module reads the host (interpreter version, paths, nvcc, the hashes file) and passes what it read
 here; everything below is pure. A refusal is returned as {"error": message}, the role's message as is.
-Runs on the target: Python 3.9, versions through common.versions (no packaging). No Ansible import.
+Runs on the target: Python 3.9, no packaging. No Ansible import.
 """
 from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, source_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 
@@ -95,19 +95,6 @@ def index_source(params, table_plan):
     return "", False
 
 
-def _index_plan(params, release, plan, common, builds, index_planner):
-    """The plan from the index pip reads, or `plan` (the table's) when there is none."""
-    source, confirm = index_source(params, plan)
-    if not source or index_planner is None:
-        return plan
-    args = dict(common, version=params["version"], channel=params["channel"], method=params["method"],
-                builds=builds)
-    if confirm:  # the channel index holds one build: confirm the table's version and channel there
-        args.update(version=plan["torch"], channel=plan["channel"])
-    args.pop("parse")
-    return index_planner(source, python_tag=release, **args)
-
-
 def hashes_refusal(hashes_file, hashes_text, pins):
     """The refusal of a hashes file that does not pin exactly the planned versions (pip's hash-checking mode
     would install what it pins instead); None when it does, or when there is no hashes file."""
@@ -118,25 +105,21 @@ def hashes_refusal(hashes_file, hashes_text, pins):
         hashes_file, ", ".join(gaps))
 
 
-def plan_host(params, python_version_output, path_stats, nvcc_output, parse=versions.parse, index_planner=None,
-              hashes_text="", tls=None, client_cert_text="", uv_found=True):
-    """Check the inputs of one host and plan its stack.
+def check_host(params, python_version_output, path_stats, nvcc_output, tls=None, client_cert_text="",
+               uv_found=True):
+    """The checks of one host before its plan, and the plan's common arguments.
 
     params: the module's options (python, version, channel, torchvision, torchaudio, companions, gpus,
-    driver_cuda, method, local_label, cuda_home, host, build_host, play_hosts); python_version_output:
-    what `<python> --version` printed; path_stats: [{"item": {var, path, dir}, "stat": {exists, isdir,
-    isreg}}] for source_paths(params); nvcc_output: what `<cuda_home>/bin/nvcc --version` printed, None
-    when it was not run or is not there; index_planner: plan_from_index's signature (index_url,
-    python_tag=..., plan arguments), called with the index pip will read (index_source); params then
-    also holds wheelhouse, index (pytorch_index_url) and channel_base (pytorch_channel_base_url);
-    hashes_text: the text of params["hashes_file"], which must pin exactly the plan's pins; tls: the index
-    access settings (wheel_index.access.settings) with client_cert_text, the text of its client certificate
-    file (checked for a certificate and a key, never returned); uv_found: whether params["uv"] is an
-    executable file (only read when params["installer"] is "uv").
+    driver_cuda, method, local_label, cuda_home, host, build_host, play_hosts, installer, uv, pip_extra_args);
+    python_version_output: what `<python> --version` printed; path_stats: [{"item": {var, path, dir},
+    "stat": {exists, isdir, isreg}}] for source_paths(params, tls); nvcc_output: what
+    `<cuda_home>/bin/nvcc --version` printed, None when it was not run or is not there; tls: the index access
+    settings (wheel_index.access.settings) with client_cert_text, the text of its client certificate file
+    (checked for a certificate and a key, never returned); uv_found: whether params["uv"] is an executable
+    file (only read when params["installer"] is "uv").
 
-    Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
-    "python_version"}. fallback is the source plan of the same release for method auto and a wheel plan
-    (its own "error" when it cannot work), else None.
+    Returns {"error": refusal} or {"error": None, "python_version", "builds", "toolkit_cuda", "args"}: args
+    are resolve.resolve_stack's arguments for the version table's plan of the request.
     """
     release = python_release(python_version_output)
     refusal = python_refusal(params["python"], release)
@@ -152,26 +135,48 @@ def plan_host(params, python_version_output, path_stats, nvcc_output, parse=vers
     toolkit = None
     if nvcc_output is not None:
         toolkit = source_build.nvcc_version(nvcc_output)
-    common = dict(torchvision=params["torchvision"], torchaudio=params["torchaudio"],
-                  companions=params["companions"], gpus=params["gpus"], driver_cuda=params["driver_cuda"] or None,
-                  toolkit_cuda=toolkit, local_label=params["local_label"], cuda_home=params["cuda_home"],
-                  parse=parse)
-    plan = resolve.resolve_stack(version=params["version"], channel=params["channel"], method=params["method"],
-                                 builds=builds, **common)
-    plan = _index_plan(params, release, plan, common, builds, index_planner)
+    args = dict(version=params["version"], channel=params["channel"], method=params["method"], builds=builds,
+                torchvision=params["torchvision"], torchaudio=params["torchaudio"], companions=params["companions"],
+                gpus=params["gpus"], driver_cuda=params["driver_cuda"] or None, toolkit_cuda=toolkit,
+                local_label=params["local_label"], cuda_home=params["cuda_home"])
+    return {"error": None, "python_version": release, "builds": builds, "toolkit_cuda": toolkit, "args": args}
+
+
+def index_args(args, table_plan, confirm):
+    """resolve_stack's arguments for the plan from the index: the request's, or, when the channel index only
+    confirms (index_source), the version table's version and channel (the index holds one build)."""
+    if not confirm:
+        return dict(args)
+    return dict(args, version=table_plan["torch"], channel=table_plan["channel"])
+
+
+def fallback_args(params, args, plan):
+    """resolve_stack's arguments for the source plan of the same release, which method auto falls back to
+    when its wheels fail the gate; None for any other request or plan (a refused one included)."""
+    if params["method"] != "auto" or plan.get("error") is not None or plan["method"] != "wheel":
+        return None
+    return dict(args, version=plan["torch"], channel=plan["channel"] or "", method="source", builds=True)
+
+
+def after_plan(params, checked, plan, fallback=None, hashes_text=""):
+    """The checks after the plan and the host's answer.
+
+    checked: check_host's answer; plan: resolve_stack's plan (from the index pip reads, or the version table);
+    fallback: the source plan of fallback_args (its own "error" when it cannot work), or None; hashes_text:
+    the text of params["hashes_file"], which must pin exactly the plan's pins.
+
+    Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
+    "python_version"}.
+    """
     if plan["error"] is not None:
         return {"error": plan["error"]}
     refusal = (build_host_refusal(plan, params["build_host"], params["play_hosts"])
                or hashes_refusal(params.get("hashes_file"), hashes_text, plan["pins"]))
     if refusal:
         return {"error": refusal}
-    fallback = None
-    if params["method"] == "auto" and plan["method"] == "wheel":
-        fallback = resolve.resolve_stack(version=plan["torch"], channel=plan["channel"] or "", method="source",
-                                         builds=True, **common)
     summary = "%s; planned from %s" % (role_messages.plan_summary(plan), role_messages.plan_origin(plan))
-    return {"error": None, "plan": plan, "summary": summary, "fallback": fallback,
-            "builds": builds, "toolkit_cuda": toolkit, "python_version": release}
+    return {"error": None, "plan": plan, "summary": summary, "fallback": fallback, "builds": checked["builds"],
+            "toolkit_cuda": checked["toolkit_cuda"], "python_version": checked["python_version"]}
 
 
 def mark_built_wheels(planned, wheel_names):

@@ -5,8 +5,9 @@
 
 index_catalog() reads the index (listing), keeps the wheels for the target's Python and platform,
 classifies the torch builds it needs (classify) and finds each build's companions from their own
-declared torch requirement; plan_from_index() hands that catalog to resolve.resolve_stack, so the
-rules (channel checked against every GPU, driver, companions, pins) are the version table's.
+declared torch requirement; read_catalog() gives that catalog (or the version table's) to the pytorch_plan
+module, which plans from it with resolve.resolve_stack, so the rules (channel checked against every GPU,
+driver, companions, pins) are the version table's; with_index() adds what the reading found to the plan.
 
 Which builds are read: the requested version, the newest patch of the requested line, or for the
 default choice the newest patch of each of the newest LINES_READ lines; a labelled build costs
@@ -22,7 +23,6 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secre
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import inputs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import table_catalog
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, parse_version
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import classify as wheel_class
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import Fetcher, IndexUnreachable
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.filenames import fits, target_tags
@@ -116,20 +116,18 @@ def index_catalog(index_url, python_tag, platform, fetch, requested="", companio
     return catalog
 
 
-def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version="", channel="", torchvision="",
-                    torchaudio="", companions=COMPANIONS, gpus=(), driver_cuda=None, method="wheel",
-                    toolkit_cuda=None, builds=True, local_label=True, cuda_home="/usr/local/cuda",
-                    fetch=None, timeout=30, offline_fallback=False, proxy="", ca_path="", client_cert="",
-                    trusted_hosts=()):
-    """resolve.resolve_stack's plan, from the index at `index_url` (a URL, a mirror, or a wheelhouse path);
-    the version table when index_url is empty, or, with offline_fallback, when the index cannot be read
-    (a warning says so). Adds plan["index"]: {"url", "requests", "seconds", "read"} (the URL without its
-    password). An unreadable index gives {"error"} naming the URL, the error and the variables to set.
+def read_catalog(index_url="", python_tag="cp311", platform="x86_64", version="", companions=COMPANIONS, fetch=None,
+                 timeout=30, offline_fallback=False, proxy="", ca_path="", client_cert="", trusted_hosts=()):
+    """The catalog to plan from: what the index at `index_url` (a URL, a mirror, or a wheelhouse path) holds for
+    CPython `python_tag` on Linux `platform` and the requested `version`; the version table when index_url is
+    empty, or, with offline_fallback, when the index cannot be read (a warning says so).
+
+    Returns {"error": message} (an input that is not valid, or an unreadable index: the message names the URL,
+    the error and the variables to set) or {"error": None, "catalog", "warnings", "index"}: index is
+    {"url", "requests", "seconds", "read"} (the URL without its password) when the index was read, else None.
+    with_index() puts the warnings and the index into the plan made from the catalog.
     proxy: an http(s) proxy URL for every request (else the proxy environment variables); ca_path, client_cert,
     trusted_hosts: how pip reaches the index (wheel_index.access.settings: --cert, --client-cert, --trusted-host)."""
-    args = dict(version=version, channel=channel, torchvision=torchvision, torchaudio=torchaudio,
-                companions=companions, gpus=gpus, driver_cuda=driver_cuda, method=method, toolkit_cuda=toolkit_cuda,
-                builds=builds, local_label=local_label, cuda_home=cuda_home)
     try:
         wanted = inputs.as_list(companions, "pytorch_companions")
         requested = inputs.as_version(version, "pytorch_version")
@@ -139,8 +137,9 @@ def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version
             index_url = inputs.as_path(index_url, "pytorch_wheelhouse")
     except ValueError as exc:
         return {"error": str(exc)}
+    table = {"error": None, "catalog": table_catalog(), "warnings": [], "index": None}
     if not str(index_url or "").strip():
-        return resolve_stack(catalog=table_catalog(), **args)
+        return table
     fetch = fetch or Fetcher(index_url, timeout, proxy=proxy, ca_path=ca_path, client_cert=client_cert,
                              trusted_hosts=trusted_hosts)
     started = time.time()
@@ -150,12 +149,19 @@ def plan_from_index(index_url="", python_tag="cp311", platform="x86_64", version
     except (IndexUnreachable, ValueError) as exc:
         if not offline_fallback or isinstance(exc, ValueError):
             return {"error": str(exc)}
-        plan = resolve_stack(catalog=table_catalog(), **args)
-        plan.setdefault("warnings", []).append("%s; planned from the version table instead" % exc)
-        return plan
+        return dict(table, warnings=["%s; planned from the version table instead" % exc])
     except Exception as exc:  # a page or wheel this reader cannot parse
         return {"error": redact("package index %s could not be read: %s: %s" % (index_url, type(exc).__name__, exc))}
-    plan = resolve_stack(catalog=catalog, **args)
-    plan["index"] = {"url": redact(index_url), "requests": fetch.requests, "seconds": round(time.time() - started, 3),
-                     "read": catalog["read"]}
+    return {"error": None, "catalog": catalog, "warnings": [],
+            "index": {"url": redact(index_url), "requests": fetch.requests,
+                      "seconds": round(time.time() - started, 3), "read": catalog["read"]}}
+
+
+def with_index(plan, read):
+    """The plan resolve.resolve_stack made from read_catalog's catalog, with its warnings (the offline fallback's)
+    last and plan["index"] when the index was read. Returns plan."""
+    if read["warnings"]:
+        plan.setdefault("warnings", []).extend(read["warnings"])
+    if read["index"]:
+        plan["index"] = read["index"]
     return plan

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan, resolve, role_messages
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import table_catalog
+from ansible_collections.blackwell.pytorch.plugins.modules.pytorch_plan import plan_stack
 
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 NVCC = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.8, V12.8.93\n"
@@ -15,8 +17,14 @@ PARAMS = {"python": "/usr/bin/python3", "version": "2.9.1", "channel": "cu128", 
           "hashes_file": "", "host": "ws-1", "build_host": "", "play_hosts": ["ws-1", "ws-2"]}
 
 
+def planned(params, python="Python 3.12.3\n", stats=(), nvcc=None, hashes_text="", read=None, uv_found=True):
+    """check_host, then the plan as the pytorch_plan module makes it (plan_stack: resolve_stack, after_plan)."""
+    checked = host_plan.check_host(params, python, list(stats), nvcc, uv_found=uv_found)
+    return checked if checked["error"] else plan_stack(params, checked, read, hashes_text)
+
+
 def plan_host(python="Python 3.12.3\n", stats=(), nvcc=None, hashes_text="", **changes):
-    return host_plan.plan_host(dict(PARAMS, **changes), python, list(stats), nvcc, hashes_text=hashes_text)
+    return planned(dict(PARAMS, **changes), python, stats, nvcc, hashes_text)
 
 
 @pytest.mark.parametrize("output,release", [("Python 3.12.3", "3.12"), ("Python 3.10.0rc1", "3.10"),
@@ -117,29 +125,30 @@ def test_index_source_is_what_pip_reads():
 def test_a_channel_index_confirms_the_tables_version_and_channel():
     calls = []
 
-    def planner(url, **kwargs):
-        calls.append(dict(kwargs, url=url))
-        return dict(resolve.resolve_stack(kwargs["version"], kwargs["channel"], gpus=[RTX_5090], driver_cuda="13.0"),
-                    index={"url": url, "requests": 3, "seconds": 0.2})
+    def read(url, version):
+        calls.append((url, version))
+        return {"error": None, "catalog": table_catalog(), "warnings": [],
+                "index": {"url": url, "requests": 3, "seconds": 0.2}}
 
-    planned = host_plan.plan_host(dict(PARAMS, version="2.9", channel="", channel_base="https://m.lab/whl"),
-                                  "Python 3.12.3\n", [], None, index_planner=planner)
-    assert [(c["url"], c["version"], c["channel"], c["python_tag"]) for c in calls] == [
-        ("https://m.lab/whl/cu130", "2.9.1", "cu130", "3.12")]
-    assert planned["summary"].endswith("; planned from index https://m.lab/whl/cu130 (3 requests, 0.2 s)")
+    params = dict(PARAMS, version="2.9", channel="", channel_base="https://m.lab/whl")
+    checked = host_plan.check_host(params, "Python 3.12.3\n", [], None)
+    assert checked["python_version"] == "3.12"  # the module reads the index for this CPython
+    result = planned(params, read=read)
+    assert calls == [("https://m.lab/whl/cu130", "2.9.1")]
+    assert (result["plan"]["torch"], result["plan"]["channel"]) == ("2.9.1", "cu130")
+    assert result["summary"].endswith("; planned from index https://m.lab/whl/cu130 (3 requests, 0.2 s)")
+    assert host_plan.index_args(checked["args"], result["plan"], True)["channel"] == "cu130"
     del calls[:]
-    host_plan.plan_host(dict(PARAMS, version="2.14", channel="", index="https://pypi.org/simple"),
-                        "Python 3.12.3\n", [], None, index_planner=planner)
-    assert [(c["url"], c["version"], c["channel"]) for c in calls] == [("https://pypi.org/simple", "2.14", "")]
+    planned(dict(PARAMS, version="2.14", channel="", index="https://pypi.org/simple"), read=read)
+    assert calls == [("https://pypi.org/simple", "2.14")]
 
 
 def test_an_index_refusal_is_the_hosts_refusal():
-    def planner(url, **kwargs):
+    def read(url, version):
         return {"error": "package index %s could not be read: HTTP 503 Service Unavailable." % url}
 
-    planned = host_plan.plan_host(dict(PARAMS, channel_base="https://m.lab/whl"), "Python 3.12.3\n", [], None,
-                                  index_planner=planner)
-    assert planned == {"error": "package index https://m.lab/whl/cu128 could not be read: HTTP 503 Service Unavailable."}
+    result = planned(dict(PARAMS, channel_base="https://m.lab/whl"), read=read)
+    assert result == {"error": "package index https://m.lab/whl/cu128 could not be read: HTTP 503 Service Unavailable."}
 
 
 def test_a_wheel_an_earlier_run_built_is_named_in_the_source_plan():
@@ -173,13 +182,11 @@ def test_a_hashes_file_must_pin_exactly_the_planned_versions():
 
 
 def test_installer_uv_without_its_executable_is_refused_naming_pip():
-    refused = host_plan.plan_host(dict(PARAMS, installer="uv", uv="/opt/blackwell/tools/bin/uv"), "Python 3.12.3\n",
-                                  [], None, uv_found=False)
+    refused = planned(dict(PARAMS, installer="uv", uv="/opt/blackwell/tools/bin/uv"), uv_found=False)
     assert refused == {"error": (
         "pytorch_installer is uv and pytorch_uv /opt/blackwell/tools/bin/uv is not an executable file on ws-1: run the "
         "blackwell.pytorch.tools role first (it installs uv into blackwell_tools_venv when blackwell_tools_uv is true), "
         "set pytorch_uv to a uv executable, or set pytorch_installer: pip.")}
-    found = host_plan.plan_host(dict(PARAMS, installer="uv", uv="/u"), "Python 3.12.3\n", [], None, uv_found=True)
+    found = planned(dict(PARAMS, installer="uv", uv="/u"), uv_found=True)
     assert found["error"] is None and found["plan"]["stack"] == "torch-2.9.1-cu128"
-    assert host_plan.plan_host(dict(PARAMS, installer="pip", uv=""), "Python 3.12.3\n", [], None,
-                               uv_found=False)["error"] is None
+    assert planned(dict(PARAMS, installer="pip", uv=""), uv_found=False)["error"] is None
