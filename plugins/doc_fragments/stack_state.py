@@ -59,4 +59,23 @@ options:
     type: bool
     default: false
     version_added: 0.4.0
+  check_alias:
+    description: >-
+      The interpreter under the C(current) link (the verify role's C(verify_python) by default); named in RV(cuda_check)
+      beside the stack's own, so the verify role takes that fact for either.
+    type: path
+    default: ""
+    version_added: 0.5.0
+  check_output_dirs:
+    description: >-
+      The verify role's output directories ({variable name: path}) as the private C(_common) role's cuda_check entry
+      point checks them; RV(cuda_check) is null when one cannot take results.
+    type: dict
+    default: {}
+    version_added: 0.5.0
+  check_collection_version:
+    description: The collection's version, kept in the fingerprint of RV(cuda_check) for display (not compared).
+    type: str
+    default: ""
+    version_added: 0.5.0
 """

@@ -215,6 +215,13 @@ check:
   description: The stored torch_cuda_check result of the current stack when it stands (RV(converged)), else null.
   returned: always
   type: dict
+cuda_check:
+  description: >-
+    On a host already as asked, the fact the private C(_common) role's cuda_check entry point would publish
+    (C(blackwell_cuda_check): the stored result, the stack's fingerprint, the stored C(verify.json) against it, the
+    GPU models), which the role publishes so that the verify role takes no fingerprint of its own; else null.
+  returned: always
+  type: dict
 check_mode:
   description: Whether this ran in check mode (a role included with C(apply) cannot see that otherwise).
   returned: always
@@ -286,12 +293,14 @@ def main():
             adopt_path=dict(type="path", default=""), profile_path=dict(type="path", default=""),
             profile_content=dict(type="str", default=""), check_results=dict(type="path", default=""),
             check_code=dict(type="str", default=""), check_cuda_home=dict(type="path", default="/usr/local/cuda"),
-            check_force=dict(type="bool", default=False)),
+            check_force=dict(type="bool", default=False), check_alias=dict(type="path", default=""),
+            check_output_dirs=dict(type="dict", default={}), check_collection_version=dict(type="str", default="")),
         supports_check_mode=True)
     params = module.params
     module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
                                              params["proxy"], params["pip_extra_args"]]))
     result = {"changed": False, "check_mode": module.check_mode, "converged": False, "standing": "", "check": None,
+              "cuda_check": None,
               "refusals": converged.role_refusals(params["keep"], params["user"], params["host"])}
     if result["refusals"]:
         result["standing"] = "refused"
@@ -380,10 +389,11 @@ def answer(module, result, candidates):
     decided = converged.read_and_decide(
         params["root"], params["keep"], candidates,
         {"results": params["check_results"], "code": params["check_code"], "cuda_home": params["check_cuda_home"],
-         "force": params["check_force"]},
+         "force": params["check_force"], "alias": params["check_alias"], "output_dirs": params["check_output_dirs"],
+         "collection_version": params["check_collection_version"]},
         params["profile_path"], params["profile_content"])
     result.update(converged=decided["converged"], standing=decided["standing"], check=decided["check"],
-                  stack=decided["stack"] or "")
+                  stack=decided["stack"] or "", cuda_check=decided["cuda_check"])
 
 
 if __name__ == "__main__":

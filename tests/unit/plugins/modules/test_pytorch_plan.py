@@ -3,9 +3,12 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 from __future__ import annotations
 
+import json
 import os
 import sys
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, lifecycle
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint
 from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_plan
 
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -196,3 +199,38 @@ def test_adopting_plans_nothing(tmp_path, run_module):
                                                    adopt_path=str(tmp_path / "env")))
     assert status == "exit" and "plan" not in result and result["summary"] == "adopting %s" % (tmp_path / "env")
     assert not result["converged"] and result["standing"] == "to change: no stack to compare"
+
+
+def test_a_host_already_as_asked_returns_the_check_fact_the_verify_role_takes(tmp_path, run_module):
+    root, cuda, results = tmp_path / "pytorch", tmp_path / "cuda", tmp_path / "results"
+    cuda.mkdir()
+    results.mkdir()
+    _status, first = run_module(pytorch_plan, args(root=str(root)))
+    plan = first["plan"]
+    stack = root / "venvs" / plan["stack"]
+    site = stack / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    (stack / "bin").mkdir()
+    for name, version in plan["expected"].items():
+        (site / ("%s-%s.dist-info" % (name, version))).mkdir()
+    (stack / lifecycle.MARKER).write_text(converged.marker_text(converged.stack_record(plan, sys.executable)))
+    os.symlink("venvs/%s" % plan["stack"], str(root / "current"))
+    python = str(stack / "bin" / "python")
+    current = fingerprint.fingerprint(python, str(cuda), "", code="c0de")
+    (results / "cuda_check.json").write_text(json.dumps({"schema": fingerprint.SCHEMA, "passed": True, "written": "T",
+                                                         "fingerprint": current, "result": {"build": {}}}))
+    check = dict(root=str(root), check_results=str(results / "cuda_check.json"), check_code="c0de",
+                 check_cuda_home=str(cuda), check_alias=str(root / "current" / "bin" / "python"),
+                 check_output_dirs={"verify_results_dir": str(results)}, check_collection_version="0.5.0")
+    status, result = run_module(pytorch_plan, args(**check))
+    assert status == "exit" and result["converged"], result["standing"]
+    fact = result["cuda_check"]
+    assert fact["reused"] and fact["result"] == {"build": {}, "reused": True}
+    assert fact["pythons"] == [python, str(root / "current" / "bin" / "python")]
+    assert fact["fingerprint"]["digest"] == current["digest"] and fact["fingerprint"]["collection_version"] == "0.5.0"
+    assert fact["verify"]["results"] == str(results / "verify.json") and fact["verify"]["stored"] is None
+    # an output directory that cannot take results: no fact (the verify role's own call refuses it)
+    (tmp_path / "file").write_text("x")
+    check["check_output_dirs"] = {"verify_results_dir": str(results), "verify_prometheus_textfile_dir": str(tmp_path / "file")}
+    status, result = run_module(pytorch_plan, args(**check))
+    assert status == "exit" and result["converged"] and result["cuda_check"] is None
