@@ -15,9 +15,9 @@ description:
     repository key (checked against the pinned fingerprints), the files the role writes (apt source, proxy
     configuration, unattended-upgrades blacklist, nouveau blacklist, DKMS signing configuration), other apt
     sources of the same repository and nvidia-persistenced.
-  - Refuses first, before anything is read, what the inputs alone cannot do, every such problem at once: a branch
+  - Refuses first, before anything is read, what the inputs alone cannot do, every such problem at once (a branch
     that is no driver branch or too old for a GPU, repository inputs that cannot work and
-    C(reboot_ok) over a local connection. Nothing of the host is read then.
+    C(reboot_ok) over a local connection). Nothing of the host is read then.
   - Then reads the host and decides flavor, action and packages (the plan), the refusals that need the host (the
     role's messages, before anything changes), the named changes a run would make and whether the host is converged.
   - Never changes anything; runs in check mode too. Needs root to read the root-only proxy configuration.
