@@ -15,8 +15,11 @@ description:
     repository key (checked against the pinned fingerprints), the files the role writes (apt source, proxy
     configuration, unattended-upgrades blacklist, nouveau blacklist, DKMS signing configuration), other apt
     sources of the same repository and nvidia-persistenced.
-  - Decides flavor, action and packages (the plan), every refusal (the role's messages, before anything changes),
-    the named changes a run would make and whether the host is converged.
+  - Refuses first, before anything is read, what the inputs alone cannot do, every such problem at once (a branch
+    that is no driver branch or too old for a GPU, repository inputs that cannot work and
+    C(reboot_ok) over a local connection). Nothing of the host is read then.
+  - Then reads the host and decides flavor, action and packages (the plan), the refusals that need the host (the
+    role's messages, before anything changes), the named changes a run would make and whether the host is converged.
   - Never changes anything; runs in check mode too. Needs root to read the root-only proxy configuration.
   - A refusal does not fail the module; it returns RV(ok=false) and the messages, and the role fails on them.
 author:
@@ -116,7 +119,8 @@ options:
     type: bool
     default: false
 notes:
-  - The decision lives in C(module_utils/driver/state.py), the reading of the host in C(module_utils/driver/host_probe.py).
+  - The inputs' checks live in C(module_utils/driver/inputs.py) and C(module_utils/driver/refusals.py), the decision
+    in C(module_utils/driver/state.py), the reading of the host in C(module_utils/driver/host_probe.py).
 """
 
 EXAMPLES = r"""
@@ -134,17 +138,18 @@ EXAMPLES = r"""
 
 RETURN = r"""
 ok: {description: No refusal., returned: always, type: bool, sample: true}
-refusals: {description: "Every refusal message, in the order the role checks them.", returned: always, type: list,
+refusals: {description: "Every refusal message, in the order the role checks them: the inputs' (branch, repository,
+             local reboot) alone when there are any, else those that need the host.", returned: always, type: list,
            elements: str, sample: []}
 msg: {description: "The refusals joined, or the plan's message.", returned: always, type: str,
       sample: "flavor open (auto: recommended for Turing and newer); packages of branch 580 open managed"}
 plan:
   description: Flavor, action (manage, adopt, check), package names to ask about, headers (the nvidia_driver_plan filter's result).
-  returned: always
+  returned: when the inputs pass (the host was read)
   type: dict
 installed:
   description: The installed driver packages (version, branch, flavor, names, held, unheld) and C(method) (in place, none).
-  returned: always
+  returned: when the inputs pass (the host was read)
   type: dict
 changes:
   description: What a run would change, by name (repository key, driver packages, package holds, nouveau blacklist, driver load, ...).
@@ -157,22 +162,22 @@ converged: {description: "Nothing would change and the loaded driver is the want
 files:
   description: The files the role writes in this state, by name (nouveau, dkms_mok, repo_source, uu_blacklist), each with
     C(dest), C(content), C(mode) and C(differs). The proxy configuration is never returned.
-  returned: always
+  returned: when the inputs pass (the host was read)
   type: dict
 status:
   description: C(nvidia_driver_status) as a run that changes nothing publishes it (action, branch, flavor, version, loaded,
     packages, method, reboot_required, msg).
-  returned: always
+  returned: when the inputs pass (the host was read)
   type: dict
 support_packages:
   description: The kernel headers and DKMS packages the role installs (headers only with O(kernel_headers)).
-  returned: always
+  returned: when the inputs pass (the host was read)
   type: list
   elements: str
   sample: [linux-headers-6.8.0-50-generic, linux-headers-generic, dkms]
 commands:
   description: What the role runs on this OS family when it changes the host.
-  returned: always
+  returned: when the inputs pass (the host was read)
   type: dict
   contains:
     probe_argv: {description: "The installed driver packages' probe (O(probe_argv) when given).", type: list, elements: str}
@@ -186,7 +191,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, os_layout, state
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, refusals, state
 
 REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
 
@@ -221,12 +226,39 @@ def proxy_password(proxy):
     return match.group(1) if match else ""
 
 
+def input_refusals(want):
+    """The refusals of the inputs alone, all at once, before the host is read: the branch (a branch at all, new
+    enough for every GPU: inputs.branch_problems), the repository inputs and a reboot over the local connection."""
+    host = want["host"]
+    branch = inputs.branch_problems(want["branch"], want.get("gpus") or [])
+    found = ["%s: %s." % (host, "; ".join(branch)) if branch else ""]
+    repo = want["repo"]
+    if repo.get("configure"):
+        found.append(refusals.repo_inputs_refusal(host, repo.get("url", ""), repo.get("key_url", ""),
+                                                  repo.get("key_content", ""), repo.get("fingerprints"),
+                                                  repo.get("proxy", "")))
+    local = bool(((want.get("preflight") or {}).get("connection") or {}).get("local"))
+    found.append(refusals.local_reboot_refusal(host, bool(want.get("reboot_ok")), local))
+    return [message for message in found if message]
+
+
+def refused(messages):
+    """The result of inputs refused before the host was read: nothing decided, nothing to change."""
+    return {"ok": False, "refusals": messages, "msg": " ".join(messages), "changes": [], "converged": False}
+
+
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     want = want_of(module.params)
     secret = proxy_password(want["repo"].get("proxy"))
     if secret:
         module.no_log_values.add(secret)
+    try:
+        messages = input_refusals(want)
+    except ValueError as exc:
+        module.fail_json(msg="%s: %s" % (want["host"], exc))
+    if messages:
+        module.exit_json(changed=False, **refused(messages))
     family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
     repo = want["repo"]
     probe = want["probe_argv"] or os_layout.probe_argv(family)

@@ -4,7 +4,10 @@
 """The nvidia_driver role's own refusals, refused before anything changes (docs/runbook.md quotes them).
 
 Each function returns '' (fine) or the message; `host` is the inventory host name. The plan's
-and the repository inputs' refusals come from driver.plan and driver.inputs. No Ansible import.
+and the repository inputs' problems come from driver.plan and driver.inputs. The nvidia_driver_state
+module makes the refusals of the inputs alone (repo_inputs_refusal, local_reboot_refusal, with
+inputs.branch_problems) before it reads the host; driver.state the others, which need the host.
+No Ansible import.
 """
 from __future__ import annotations
 

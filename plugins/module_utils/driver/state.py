@@ -5,7 +5,8 @@
 
 decide(want, found) takes what the role is asked for (`want`: the role's variables, the GPU and
 driver facts, blackwell_preflight) and what the host has (`found`: driver.host_probe's reading)
-and returns the refusals (today's assert messages), the plan (driver.plan.driver_plan), the named
+and returns the refusals that need the host (the role's messages; the inputs' own the module
+checks before it reads the host), the plan (driver.plan.driver_plan), the named
 changes a run would make, whether the host is converged, the files the role writes and the
 nvidia_driver_status a converged run publishes. No Ansible import, nothing read here.
 """
@@ -46,17 +47,14 @@ def plan_of(want, packages_text, parse=versions.parse):
 
 
 def refusals_of(want, found, plan):
-    """Every refusal, in the order the role has always checked them."""
+    """The refusals that need the host, in the order the role has always checked them: the plan's (flavor, driver
+    there, root, headers), Secure Boot, the MOK files, other sources of the repository. The inputs' own refusals
+    (branch, repository inputs, a reboot over the local connection) are the module's, made before the host is
+    read (plugins/modules/nvidia_driver_state.py)."""
     host = want.get("host") or "this host"
     pre = _preflight(want)
     repo = want.get("repo") or {}
     found_list = [refusals.plan_refusal(host, plan)]
-    if repo.get("configure"):
-        found_list.append(refusals.repo_inputs_refusal(host, repo.get("url", ""), repo.get("key_url", ""),
-                                                       repo.get("key_content", ""), repo.get("fingerprints"),
-                                                       repo.get("proxy", "")))
-    found_list.append(refusals.local_reboot_refusal(host, bool(want.get("reboot_ok")),
-                                                    bool((pre.get("connection") or {}).get("local"))))
     found_list.append(refusals.secure_boot_refusal(host, (pre.get("secure_boot") or {}).get("state"), plan.get("action"),
                                                    want.get("mok_key"), want.get("mok_cert")))
     found_list.append(refusals.mok_files_refusal(host, want.get("mok_key"), want.get("mok_cert"),
@@ -193,8 +191,9 @@ def decide(want, found, parse=versions.parse):
 
     want: {"host", "branch", "flavor", "manage", "upgrade", "gpus", "loaded", "preflight", "repo": {"configure",
     "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path"}, "hold",
-    "uu_exclude", "uu_path", "blacklist_nouveau", "mok_key", "mok_cert", "persistenced", "reboot_ok",
-    "kernel_headers", "headers_track_kernel", "dkms_package"}; found: host_probe.read_host's result.
+    "uu_exclude", "uu_path", "blacklist_nouveau", "mok_key", "mok_cert", "persistenced", "kernel_headers",
+    "headers_track_kernel", "dkms_package"}, its inputs' own refusals already made (the module's input_refusals);
+    found: host_probe.read_host's result.
     Converged: nothing would change and the loaded driver is the wanted one, or the role does not
     manage the driver (adopt, check). A refused host is never converged. support_packages: the kernel headers
     and DKMS packages the change path installs; commands: what it runs on this OS (os_layout.commands).

@@ -6,13 +6,15 @@
 One check-mode play per role over many inventory hosts (this machine under other names, each
 with its own variables): each bad host must fail in a preflight task with a message naming the
 variable, no task before it changed (or would change) anything, and the good host must pass
-the whole preflight without a change.
+the whole preflight without a change. The nvidia_driver role runs its main entry point limited to
+its preflight by the tag nvidia_driver_preflight (the other roles of the play are tagged always).
 """
 from __future__ import annotations
 
 import os
 
 import pytest
+import yaml
 
 from playbook import PREFLIGHT, ROOT, RTX5090, facts, outcome, results, run
 
@@ -63,10 +65,13 @@ def play(tmp_path_factory):
     # the fleet report of two hosts without results, the host list from -e as text
     inventory["fleet"] = {"rely_role": "fleet_report", "fleet_report_hosts": "driver_ok, toolkit_ok,not_in_inventory",
                           "fleet_report_dir": str(tmp_path / "reports")}
-    tasks = [{"name": "Run the preflight of %s" % role, "ansible.builtin.include_role": {
-        "name": "blackwell.pytorch.%s" % role, "tasks_from": "preflight"},
-        "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == '%s'" % role}
-        for role in ("nvidia_driver", "cuda_toolkit")]
+    # the driver's main entry point, limited to its preflight by the tag; the other roles run whole (always)
+    tasks = [{"name": "Run the preflight of nvidia_driver", "ansible.builtin.include_role": {
+        "name": "blackwell.pytorch.nvidia_driver"}, "tags": ["nvidia_driver_preflight"],
+        "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'nvidia_driver'"},
+        {"name": "Run the preflight of cuda_toolkit", "ansible.builtin.include_role": {
+            "name": "blackwell.pytorch.cuda_toolkit", "tasks_from": "preflight", "apply": {"tags": ["always"]}},
+         "tags": ["always"], "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'cuda_toolkit'"}]
     # impossible gates: the verify role stops before the kernel-image check or any benchmark runs
     inventory["verify_gate_above_one"] = {"rely_role": "verify", "rely_facts": facts([RTX5090]),
                                           "verify_python": "/usr/bin/python3",
@@ -88,11 +93,13 @@ def play(tmp_path_factory):
                                                   "verify_python": "/usr/bin/python3",
                                                   "verify_results_dir": str(tmp_path / "verify"),
                                                   "verify_prometheus_textfile_dir": str(tmp_path / "textfile")}
-    tasks.append({"name": "Run verify", "ansible.builtin.include_role": {"name": "blackwell.pytorch.verify"},
-                  "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'verify'"})
-    tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {"name": "blackwell.pytorch.fleet_report"},
-                  "when": "rely_role == 'fleet_report'"})
-    _rc, stdout, stderr = run(tmp_path, tasks, inventory)
+    tasks.append({"name": "Run verify", "ansible.builtin.include_role": {
+        "name": "blackwell.pytorch.verify", "apply": {"tags": ["always"]}}, "tags": ["always"],
+        "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'verify'"})
+    tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {
+        "name": "blackwell.pytorch.fleet_report", "apply": {"tags": ["always"]}}, "tags": ["always"],
+        "when": "rely_role == 'fleet_report'"})
+    _rc, stdout, stderr = run(tmp_path, tasks, inventory, tags=["nvidia_driver_preflight"])
     assert "plays" in stdout, stderr
     return stdout
 
@@ -112,6 +119,25 @@ def test_driver_preflight_accepts_good_input_without_a_change(play, host):
     result = outcome(play, host)
     assert result["failed_task"] is None and result["changed_before"] == [], result
     assert any("Read the driver state and refuse what cannot work" in name for name in result["tasks"])
+
+
+def _manage_task_names():
+    """The names of the tasks of the driver's change path (tasks/manage.yml)."""
+    with open(os.path.join(ROOT, "roles", "nvidia_driver", "tasks", "manage.yml")) as handle:
+        return [task["name"] for task in yaml.safe_load(handle)]
+
+
+def test_the_preflight_tag_stops_the_driver_hosts_before_the_change_path(play):
+    states = [by_host["driver_ok"] for name, by_host in results(play) if DRIVER_REFUSAL in name and "driver_ok" in by_host]
+    # the host has no driver: the decision is to change it, and only the tag keeps the change path out
+    assert len(states) == 1 and states[0]["ok"] and not states[0]["converged"] and states[0]["changes"], states
+    manage = _manage_task_names()
+    assert manage and "Install the driver from the vendor repository" in manage
+    for host in DRIVER_HOSTS:
+        ran = outcome(play, host)["tasks"]
+        assert ran and DRIVER_REFUSAL in ran[-1], (host, ran)  # the decision is the last task each driver host ran
+        assert not any(name.endswith(task) for name in ran for task in manage), (host, ran)
+        assert not any("Change what differs" in name or "Publish the driver's state" in name for name in ran), (host, ran)
 
 
 @pytest.mark.parametrize("host,parts", [

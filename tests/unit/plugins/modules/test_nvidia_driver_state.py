@@ -1,11 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The nvidia_driver_state module: arguments, one read of a host under tmp_path, refusals, no secret returned."""
+"""The nvidia_driver_state module: arguments, the inputs refused before the host is read, one read of a host
+under tmp_path, refusals, no secret returned."""
 from __future__ import annotations
 
 import json
 import sys
+
+import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.modules import nvidia_driver_state
 
@@ -15,11 +18,29 @@ PREFLIGHT = {"os": {"family": "Debian", "distribution": "Debian", "version": "12
              "user": {"uid": 0, "name": "root"}, "connection": {"type": "ssh", "local": False},
              "secure_boot": {"state": "disabled"}, "nouveau_loaded": False}
 PACKAGES = "nvidia-open\t580.95.05-1\thi \nnvidia-driver-pinning-580\t580.95.05-1\thi \n"
+RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
+LOCAL = dict(PREFLIGHT, connection={"type": "local", "local": True})
+URL = "https://mirror.lab/cuda/debian12/x86_64/"
+REPO = {"configure": True, "url": URL, "key_url": URL + "3bf863cc.pub", "key_content": "",
+        "fingerprints": ["EB693B3035CD5710E231E123A4B469963BF863CC"], "proxy": ""}
+# Today's words of each refusal of the inputs alone (the role's messages, docs/reliability.md).
+BRANCH_470 = ("ws-5090-02: nvidia_driver_branch 470 cannot drive the GPUs here: NVIDIA GeForce RTX 5090 (sm_120) "
+              "needs branch 570 or newer. Set nvidia_driver_branch: 580 (long-term branch).")
+SHORT_ID = ("ws-5090-02: nvidia_driver_repo_key_fingerprints: '3BF863CC' is not a full fingerprint (40 or 64 hex "
+            "digits; a short key id such as 3BF863CC can be forged).")
+LOCAL_REBOOT = ("nvidia_driver_reboot_ok is true but the play runs on ws-5090-02 itself (local connection): this role "
+                "never reboots the machine that runs the play. Set nvidia_driver_reboot_ok: false (a needed reboot "
+                "is then reported in nvidia_driver_reboot_required) or run the play from another controller.")
 
 
 def printer(text):
     """A real command printing the package lines (the role's probe is dpkg-query)."""
     return [sys.executable, "-c", "import sys; sys.stdout.write(%r)" % text]
+
+
+def marking(path, text):
+    """A real probe that prints the package lines and leaves a file behind: the host was read."""
+    return [sys.executable, "-c", "import sys; open(%r, 'w').close(); sys.stdout.write(%r)" % (str(path), text)]
 
 
 def args(tmp_path, **changes):
@@ -37,6 +58,61 @@ def test_arguments_and_defaults():
     assert spec["repo"]["default"] == {"configure": False}
     want = nvidia_driver_state.want_of({"repo": {"configure": "True", "url": "u", "unknown": 1}})
     assert want["repo"] == {"configure": True, "url": "u"}
+
+
+def want(**changes):
+    """The module's parameters as AnsibleModule gives them (every option, its default when not set)."""
+    params = dict((name, spec.get("default")) for name, spec in nvidia_driver_state.argument_spec().items())
+    params.update({"host": "ws-5090-02", "preflight": PREFLIGHT}, **changes)
+    return nvidia_driver_state.want_of(params)
+
+
+@pytest.mark.parametrize("changes, refusals", [
+    ({}, []),
+    ({"branch": "abc"}, ["ws-5090-02: nvidia_driver_branch must be a driver branch of three digits such as 580, "
+                         "not 'abc'."]),
+    ({"branch": "580-open"}, ["ws-5090-02: nvidia_driver_branch must be a driver branch of three digits such as 580, "
+                              "not '580-open' (a branch is the first number of a driver version: 580; the flavor is "
+                              "nvidia_driver_flavor)."]),
+    ({"branch": "470", "gpus": [RTX5090]}, [BRANCH_470]),
+    ({"branch": "470"}, []),  # no GPU: any branch of three digits
+    ({"repo": dict(REPO, fingerprints=["3BF863CC"])}, [SHORT_ID]),
+    ({"repo": dict(REPO, fingerprints=["3BF863CC"], configure=False)}, []),  # the repository left out: not checked
+    ({"repo": dict(REPO, proxy="lab:Sup3rS3cret@proxy.lab:3128")},
+     ["ws-5090-02: nvidia_driver_repo_proxy must be a URL of scheme http, https, socks5h (for example "
+      "https://mirror.lab/cuda/), not 'lab:***@proxy.lab:3128'."]),
+    ({"reboot_ok": True, "preflight": LOCAL}, [LOCAL_REBOOT]),
+    ({"reboot_ok": True}, []),  # over SSH
+    ({"reboot_ok": False, "preflight": LOCAL}, []),
+    ({"branch": "470", "gpus": [RTX5090], "repo": dict(REPO, fingerprints=["3BF863CC"]), "reboot_ok": True,
+      "preflight": LOCAL}, [BRANCH_470, SHORT_ID, LOCAL_REBOOT]),
+], ids=["fine", "branch-abc", "branch-580-open", "branch-470-blackwell", "branch-470-no-gpu", "fingerprint-short-id",
+        "repo-not-configured", "proxy-no-scheme", "local-reboot", "reboot-over-ssh", "local-no-reboot", "all-at-once"])
+def test_the_inputs_alone_are_refused_in_todays_words_all_at_once(changes, refusals):
+    assert nvidia_driver_state.input_refusals(want(**changes)) == refusals
+
+
+def test_refused_inputs_return_before_the_host_is_read(run_module, tmp_path):
+    marker = tmp_path / "probed"
+    kind, result = run_module(nvidia_driver_state, args(
+        tmp_path, probe_argv=marking(marker, PACKAGES), branch="470", gpus=[RTX5090], reboot_ok=True, preflight=LOCAL,
+        repo=dict(REPO, fingerprints=["3BF863CC"], keyring=str(tmp_path / "key.asc"),
+                  source_path=str(tmp_path / "nvidia-cuda.list"), proxy_path=str(tmp_path / "proxy"))))
+    assert kind == "exit" and result["changed"] is False and not result["ok"] and not result["converged"], result
+    assert result["refusals"] == [BRANCH_470, SHORT_ID, LOCAL_REBOOT] and result["changes"] == []
+    assert result["msg"] == " ".join(result["refusals"])
+    assert not marker.exists()  # the probe never ran
+    assert "plan" not in result and "status" not in result  # nothing decided
+    kind, result = run_module(nvidia_driver_state, args(tmp_path, probe_argv=marking(marker, PACKAGES)))
+    assert kind == "exit" and result["ok"] and marker.exists(), result  # good inputs: the host is read
+
+
+def test_a_gpu_whose_capability_is_no_capability_fails_with_the_host_named(run_module, tmp_path):
+    marker = tmp_path / "probed"
+    kind, result = run_module(nvidia_driver_state, args(
+        tmp_path, probe_argv=marking(marker, PACKAGES), gpus=[{"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12"}]))
+    assert kind == "fail" and result["msg"] == "ws-5090-02: not a compute capability: '12'", result
+    assert not marker.exists()
 
 
 def test_proxy_password_is_found_only_in_user_info():

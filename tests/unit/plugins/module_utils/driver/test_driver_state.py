@@ -171,10 +171,6 @@ def test_the_check_only_action_is_converged():
      "ws-5090-02: nvidia_driver_flavor proprietary refused: NVIDIA GeForce RTX 5090 (sm_120) is supported only"),
     ({"branch": "590"}, {}, "ws-5090-02: installed driver packages are branch 580 open (580.95.05), "
                             "nvidia_driver_branch/flavor ask for 590 open: set nvidia_driver_upgrade: true"),
-    ({"repo": dict(want()["repo"], fingerprints=["3BF863CC"])}, {},
-     "ws-5090-02: nvidia_driver_repo_key_fingerprints: '3BF863CC' is not a full fingerprint"),
-    ({"reboot_ok": True, "preflight": dict(PREFLIGHT, connection={"type": "local", "local": True})}, {},
-     "nvidia_driver_reboot_ok is true but the play runs on ws-5090-02 itself (local connection)"),
     ({"mok_key": "", "mok_cert": "", "preflight": dict(PREFLIGHT, secure_boot={"state": "enabled"})},
      {"packages_text": ""}, "Secure Boot is enabled on ws-5090-02 and no MOK key is configured"),
     ({"mok_cert": ""}, {}, "nvidia_driver_mok_key and nvidia_driver_mok_cert go together and must be files on "
@@ -185,8 +181,7 @@ def test_the_check_only_action_is_converged():
      "/etc/apt/sources.list.d/cuda-debian12-x86_64.list already configure(s) %s on ws-5090-02" % URL),
     ({"preflight": dict(PREFLIGHT, user={"uid": 1000, "name": "alice"})}, {},
      "ws-5090-02: the nvidia_driver role changes the host and needs root"),
-], ids=["flavor", "branch-move", "fingerprint", "local-reboot", "secure-boot", "mok-variables", "mok-file",
-        "other-source", "not-root"])
+], ids=["flavor", "branch-move", "secure-boot", "mok-variables", "mok-file", "other-source", "not-root"])
 def test_each_refusal_keeps_its_message_and_is_never_converged(changes, found, message):
     result = state.decide(want(**changes), converged_host(**found))
     assert not result["ok"] and not result["converged"] and result["changes"] == []
@@ -195,12 +190,22 @@ def test_each_refusal_keeps_its_message_and_is_never_converged(changes, found, m
 
 
 def test_every_refusal_is_returned_in_order():
-    result = state.decide(want(flavor="proprietary", gpus=[RTX5090], reboot_ok=True, mok_cert="",
-                               preflight=dict(PREFLIGHT, connection={"type": "local", "local": True})),
-                          converged_host())
-    assert [message.split(" ")[0] for message in result["refusals"]] == [
-        "ws-5090-02:", "nvidia_driver_reboot_ok", "nvidia_driver_mok_key"]
+    other = "/etc/apt/sources.list.d/cuda-debian12-x86_64.list"
+    result = state.decide(want(mok_key="", mok_cert="", preflight=dict(PREFLIGHT, user={"uid": 1000, "name": "alice"},
+                                                                       secure_boot={"state": "enabled"})),
+                          converged_host(other_sources=[other]))
+    assert [message.split(" ")[0] for message in result["refusals"]] == ["ws-5090-02:", "Secure", other]
     assert result["msg"] == " ".join(result["refusals"])
+
+
+def test_the_inputs_own_refusals_are_left_to_the_module():
+    # the branch, the repository inputs and a reboot over the local connection are refused by the
+    # nvidia_driver_state module before it reads the host (tests/unit/plugins/modules/test_nvidia_driver_state.py)
+    local = dict(PREFLIGHT, connection={"type": "local", "local": True})
+    result = state.decide(want(repo=dict(want()["repo"], fingerprints=["3BF863CC"]), reboot_ok=True, preflight=local),
+                          converged_host())
+    assert result["ok"] and result["refusals"] == [], result["refusals"]
+    assert result["changes"] == [state.REPO_KEY]  # the key on the host is not one of those fingerprints
 
 
 def test_support_packages_follow_the_variables():
