@@ -20,7 +20,7 @@ _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 
 
 def expected_build(plan, gpus=()):
-    """What install() checks, from a plan (resolve_stack / plan_from_index) and the GPUs it was made for:
+    """What install() checks, from a plan (resolve_stack, over the table or an index catalogue) and the GPUs it was made for:
     {"stack", "channel", "cuda", "sms": ["sm_120", ...], "source": bool}."""
     sms = []
     for gpu in gpus or ():
