@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, role_steps, source_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 
 MIN_PYTHON = (3, 10)
@@ -91,7 +91,7 @@ def index_source(params, table_plan):
     if params.get("index"):
         return params["index"], False
     if params.get("channel_base") and table_plan.get("error") is None and table_plan.get("channel"):
-        return "%s/%s" % (params["channel_base"].rstrip("/"), table_plan["channel"]), True
+        return role_steps.index_url(table_plan, params), True  # the URL pip is given (no pytorch_index_url here)
     return "", False
 
 
