@@ -112,7 +112,7 @@ notes:
   - On the H100 test machine (torch 2.11.0+cu130) the whole check without C(torch.compile) took 13 to 17 s
     with O(parallel=4) and 38 s with O(parallel=1); with the GPU children started beside the facts child
     and O(parallel=6), 12.3 s through Ansible. The C(torch.compile) child takes 26 to 28 s more. See
-    C(benchmarks/cuda_check_time.py) and C(docs/modules/torch_cuda_check.md).
+    C(benchmarks/torch_cuda_check_time.py) and C(docs/modules/torch_cuda_check.md).
   - The native-SASS launch test needs NVRTC (C(libnvrtc.so)), which CUDA wheels of torch ship; without
     one it reads V(unavailable) and says where it looked.
 seealso:

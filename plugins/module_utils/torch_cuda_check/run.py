@@ -14,7 +14,7 @@ Each child pays for its own torch import and CUDA start (about 5 s on an H100 ho
 is why they overlap. A child that times out or crashes is reported in the parts it did not
 finish.
 
-No Ansible import: the module and benchmarks/cuda_check_time.py call run_check().
+No Ansible import: the module and benchmarks/torch_cuda_check_time.py call run_check().
 """
 from __future__ import annotations
 
