@@ -42,6 +42,7 @@ STACK_PYTHON_TESTS=(
   tests/unit/plugins/modules/test_pytorch_plan.py::test_refuses_a_client_certificate_without_its_key_and_never_shows_the_file
   tests/unit/plugins/modules/test_pytorch_plan.py::test_refuses_pip_extra_args_that_send_pip_to_another_index
   tests/unit/plugins/modules/test_pytorch_plan.py::test_answers_whether_the_stage_is_already_as_asked
+  tests/unit/plugins/modules/test_pytorch_plan.py::test_a_host_already_as_asked_returns_the_check_fact_the_verify_role_takes
   # builds with a venv of the test interpreter as the build Python (3.10+ by design): bullseye's pip 20.3
   # builds out of tree (in-tree builds are pip 21.3's default), so the tree's build record is not written
   tests/unit/plugins/modules/test_pytorch_source_build.py::test_builds_the_wheel_with_its_environment
