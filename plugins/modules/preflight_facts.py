@@ -113,9 +113,9 @@ options:
   health:
     description:
       - Also read the GPUs' health as M(blackwell.pytorch.gpu_health) reads it, in the NVML session of the GPU facts,
-        and the current text of the health textfile (RV(health)), when this Python imports C(nvidia-ml-py). Omitted: not read.
+        and the current text of the health textfile (RV(health)), when this Python imports C(nvidia-ml-py); omitted, none is read.
     type: dict
-    version_added: 0.6.0
+    version_added: 0.5.0
     suboptions:
       kernel_log: {description: "Where the Xid errors are read (gpu_health's option).", type: str, choices: [auto, journal, kmsg, never], default: auto}
       textfile_dir: {description: "Directory whose C(blackwell_pytorch_health.prom) is read; empty for none.", type: path, default: ""}
@@ -202,7 +202,7 @@ health:
   description:
     - The health reading with O(health) when this Python imports C(nvidia-ml-py), else null; also RV(preflight) (C(health)).
     - C(reading) is what M(blackwell.pytorch.gpu_health) returns as C(health); C(kernel_log) and C(textfile_dir) the
-      O(health) it answers, C(driver_version) the driver it was read under, C(textfile) the textfile's text (null: absent).
+      O(health) it answers, C(driver_version) the driver it was read under, C(textfile) the textfile's text (null when absent).
   returned: always
   type: dict
 summary:
