@@ -36,8 +36,8 @@ def refusal(probe, decision, driver, request):
     if probe.get("kernel_log") != request.get("kernel_log"):
         return "the probe read the kernel log with %r, not %r" % (probe.get("kernel_log"), request.get("kernel_log"))
     if _directory(probe.get("textfile_dir")) != _directory(request.get("textfile_dir")):
-        return "the probe read the textfile directory %r, not %r" % (probe.get("textfile_dir") or "",
-                                                                    request.get("textfile_dir") or "")
+        return "the probe read the textfile directory %r, not %r" % (
+            probe.get("textfile_dir") or "", request.get("textfile_dir") or "")
     loaded = (driver or {}).get("version")
     if probe.get("driver_version") != loaded:
         return "the probe read the health under driver %s, %s is loaded now" % (probe.get("driver_version"), loaded)
