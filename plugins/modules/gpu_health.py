@@ -25,7 +25,9 @@ description:
   - With O(textfile_dir), writes C(blackwell_pytorch_health.prom) there for node_exporter (the metrics of the
     C(blackwell.pytorch.verify_health_prometheus) filter, named as dcgm-exporter names them) through a temporary
     file and a rename, only when its content changes; in check mode it says whether it would.
-  - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call.
+  - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call, unless
+    the preflight probe read the health already (M(blackwell.pytorch.preflight_facts) option C(health), the same
+    readers) and the C(blackwell.pytorch.verify_health_probe) filter judges that reading.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
