@@ -25,7 +25,9 @@ description:
   - With O(textfile_dir), writes C(blackwell_pytorch_health.prom) there for node_exporter (the metrics of the
     C(blackwell.pytorch.verify_health_prometheus) filter, named as dcgm-exporter names them) through a temporary
     file and a rename, only when its content changes; in check mode it says whether it would.
-  - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call.
+  - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call, unless
+    the preflight probe read the health already (M(blackwell.pytorch.preflight_facts) option C(health), the same
+    readers) and the C(blackwell.pytorch.verify_health_probe) filter judges that reading.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
@@ -199,8 +201,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import (
     diffs, plan_files, replace_file, request_errors)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import (
-    JOURNAL_ARGV, nvml_health, read_kernel_log, read_kmsg_file)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log, nvml_health
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import DEFAULTS, GATES, evaluate
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_metrics import prometheus
 
@@ -215,25 +216,6 @@ KMSG = "/dev/kmsg"
 TEXTFILE = "blackwell_pytorch_health.prom"
 GATE_OPTIONS = dict([(name, dict(type="bool", default=DEFAULTS[name])) for name in GATES + ("require_known",)]
                     + [("xid_ignore", dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"])))])
-
-
-def kernel_log(module, mode):
-    """The kernel log's reading for `mode` (auto, journal, kmsg, never)."""
-    if mode == "never":
-        return {"source": None, "complete": False, "xids": [], "error": "not read (kernel_log=never)"}
-    journalctl = module.get_bin_path("journalctl") if mode in ("auto", "journal") else None
-
-    def run_journal():
-        if journalctl is None:
-            return None
-        return module.run_command([journalctl] + JOURNAL_ARGV[1:], environ_update={"LC_ALL": "C"})
-
-    def read_kmsg():
-        if mode == "journal":
-            raise OSError(0, "not read (kernel_log=journal)")
-        return read_kmsg_file(KMSG)
-
-    return read_kernel_log(run_journal if mode != "kmsg" else None, read_kmsg)
 
 
 def judge(module, reading):
@@ -299,7 +281,7 @@ def main():
     if pynvml is None:
         reading["nvml_error"] = "nvidia-ml-py is not installed for the module's Python"
     reading["hostname"] = os.uname()[1]
-    reading["kernel_log"] = kernel_log(module, module.params["kernel_log"])
+    reading["kernel_log"] = kernel_log(module.params["kernel_log"], module.get_bin_path, module.run_command, KMSG)
     result = {"health": reading, "textfile": {"path": "", "written": False}}
     verdict = None
     if module.params["gates"] is not None:

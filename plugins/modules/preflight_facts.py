@@ -110,6 +110,15 @@ options:
         description: Free GiB needed; V(0) only reports.
         type: float
         default: 0
+  health:
+    description:
+      - Also read the GPUs' health as M(blackwell.pytorch.gpu_health) reads it, in the NVML session of the GPU facts,
+        and the current text of the health textfile (RV(health)), when this Python imports C(nvidia-ml-py); omitted, none is read.
+    type: dict
+    version_added: 0.5.0
+    suboptions:
+      kernel_log: {description: "Where the Xid errors are read (gpu_health's option).", type: str, choices: [auto, journal, kmsg, never], default: auto}
+      textfile_dir: {description: "Directory whose C(blackwell_pytorch_health.prom) is read; empty for none.", type: path, default: ""}
 """
 
 EXAMPLES = r"""
@@ -186,7 +195,14 @@ preflight:
   description:
     - What the C(blackwell.pytorch.preflight) role publishes as C(blackwell_preflight) (see its documentation), the
       keys C(os), C(gpus), C(driver), C(secure_boot), C(kernel), C(disk), C(nouveau_loaded), C(python), C(user),
-      C(connection).
+      C(connection), C(health) (RV(health)).
+  returned: always
+  type: dict
+health:
+  description:
+    - The health reading with O(health) when this Python imports C(nvidia-ml-py), else null; also RV(preflight) (C(health)).
+    - C(reading) is what M(blackwell.pytorch.gpu_health) returns as C(health); C(kernel_log) and C(textfile_dir) the
+      O(health) it answers, C(driver_version) the driver it was read under, C(textfile) the textfile's text (null when absent).
   returned: always
   type: dict
 summary:
@@ -218,7 +234,9 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import stages_root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import (
     build_planned_before_plan, driver_packages_query, headers_refusal)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import nvml_or_bus_facts, read_bus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.health_probe import probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_headers import (
     headers_package, headers_query, headers_report, package_lists_present)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
@@ -236,6 +254,7 @@ MODULES_ROOT = "/lib/modules"
 APT_LISTS = "/var/lib/apt/lists"
 DNF_CACHE = "/var/cache/dnf"
 MACHINE_ID = "/etc/machine-id"
+KMSG = "/dev/kmsg"
 # How a play leaves the driver stage out of site.yml.
 SITE_LEAVE_OUT = ("run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
                   "installing the driver yourself")
@@ -281,15 +300,6 @@ def current_user():
     return {"uid": uid, "name": name}
 
 
-def read_machine_id(path):
-    """This host's machine id, '' when it has none."""
-    try:
-        with open(path) as stream:
-            return stream.read().strip()
-    except (IOError, OSError):
-        return ""
-
-
 def stage_refusals(module, stages, user, os_family, headers, driver):
     """What the stages of site.yml cannot do here (privilege.stages_root_refusal, headers_check)."""
     refusals = [stages_root_refusal(stages, user)]
@@ -321,6 +331,8 @@ def main():
             require_gpu=dict(type="bool", default=False),
             connection=dict(type="str", default="ssh"),
             controller_machine_id=dict(type="str", default="", no_log=False),
+            health=dict(type="dict", options=dict(kernel_log=dict(type="str", default="auto", choices=[
+                "auto", "journal", "kmsg", "never"]), textfile_dir=dict(type="path", default=""))),
         ),
         supports_check_mode=True,
     )
@@ -329,9 +341,9 @@ def main():
     facts = minimal_facts(user) if params["gather_minimal"] else {}
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
     kernel = params["kernel"] or facts.get("ansible_kernel") or platform.release()
-    on_bus, proc_text, module_loaded = read_bus(SYS_ROOT, PROC_VERSION)
-    gpus, driver = nvml_or_bus_facts(on_bus, proc_text, module_loaded, pynvml,
-                                     "NVML not used (nvidia-ml-py is not installed for %s)" % sys.executable)
+    gpus, driver, health = probe(read_bus(SYS_ROOT, PROC_VERSION), pynvml,
+                                 "NVML not used (nvidia-ml-py is not installed for %s)" % sys.executable, params["health"],
+                                 lambda mode: kernel_log(mode, module.get_bin_path, module.run_command, KMSG))
     driver["python"] = sys.executable
     secure_boot = read_secure_boot(run_mokutil(module.get_bin_path, module.run_command), FIRMWARE_DIR)
     package = headers_package(os_family, kernel)
@@ -356,11 +368,12 @@ def main():
     nouveau = os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau"))
     python = {"executable": sys.executable, "pynvml": pynvml is not None}
     connection = {"type": params["connection"], "local": decide.connection_is_local(
-        params["connection"], params["controller_machine_id"], read_machine_id(MACHINE_ID))}
+        params["connection"], params["controller_machine_id"], read_first([MACHINE_ID]).strip())}
     supported_or_this = params["supported_os"] or [decide.os_label(
         os_facts["distribution"], os_facts["version"], os_facts["major_version"])]
     preflight = decide.published(os_facts, supported_or_this, gpus, driver, params["require_gpu"], secure_boot,
                                  headers, disk, nouveau, python, user, connection)
+    preflight["health"] = health
     label = preflight["os"]["label"]
     supported = params["supported_os"]
     if supported and label not in supported and params["allow_unsupported_os"]:
@@ -377,6 +390,7 @@ def main():
         refused=decide.refusals(params["host"], label, supported or [label], params["allow_unsupported_os"],
                                 len(gpus), params["require_gpu"], refused_stages, disk),
         preflight=preflight,
+        health=health,
         summary=decide.summary(preflight),
     )
 

@@ -103,6 +103,12 @@ def nvml_gpu_health(nvml, index):
     return gpu
 
 
+def read_health(nvml):
+    """The health fields of every GPU of an initialised NVML: {"gpus": [...], "nvml_error": None}."""
+    return {"gpus": [nvml_gpu_health(nvml, index) for index in range(nvml.nvmlDeviceGetCount())],
+            "nvml_error": None}
+
+
 def nvml_health(nvml):
     """{"gpus": [...], "nvml_error": None}, or no GPU and why when NVML cannot be used."""
     if nvml is None:
@@ -112,8 +118,7 @@ def nvml_health(nvml):
     except nvml.NVMLError as err:
         return {"gpus": [], "nvml_error": "%s: %s" % (type(err).__name__, err)}
     try:
-        return {"gpus": [nvml_gpu_health(nvml, index) for index in range(nvml.nvmlDeviceGetCount())],
-                "nvml_error": None}
+        return read_health(nvml)
     finally:
         try:
             nvml.nvmlShutdown()
@@ -212,3 +217,23 @@ def read_kmsg_file(path="/dev/kmsg", opener=None):
     finally:
         os.close(fd)
     return records
+
+
+def kernel_log(mode, get_bin_path, run_command, kmsg="/dev/kmsg"):
+    """The kernel log's reading for `mode` (auto, journal, kmsg, never), as gpu_health and preflight_facts read it:
+    get_bin_path(name) and run_command(argv, environ_update=...) are the module's, `kmsg` the ring buffer's path."""
+    if mode == "never":
+        return {"source": None, "complete": False, "xids": [], "error": "not read (kernel_log=never)"}
+    journalctl = get_bin_path("journalctl") if mode in ("auto", "journal") else None
+
+    def run_journal():
+        if journalctl is None:
+            return None
+        return run_command([journalctl] + JOURNAL_ARGV[1:], environ_update={"LC_ALL": "C"})
+
+    def read_kmsg():
+        if mode == "journal":
+            raise OSError(0, "not read (kernel_log=journal)")
+        return read_kmsg_file(kmsg)
+
+    return read_kernel_log(run_journal if mode != "kmsg" else None, read_kmsg)

@@ -83,27 +83,35 @@ def nvml_gpu(nvml, index):
     return gpu
 
 
-def nvml_snapshot(nvml):
-    """Initialise NVML, read the driver and every GPU, shut NVML down.
+def nvml_session(nvml, *readers):
+    """Initialise NVML once, call each reader(nvml) in turn, shut NVML down; the readers' answers, in order.
 
-    Returns {"driver_version", "cuda_driver_version" (int, e.g. 13000), "gpus"}. NVML
-    initialisation errors (driver not loaded, library not found) propagate as
-    nvml.NVMLError for the caller to report.
-    """
+    NVML initialisation errors (driver not loaded, library not found) propagate as nvml.NVMLError for the
+    caller to report, and so does a reader's."""
     nvml.nvmlInit()
     try:
-        driver = _text(nvml.nvmlSystemGetDriverVersion())
-        cuda = _query(nvml, "nvmlSystemGetCudaDriverVersion_v2")
-        if cuda is None:
-            cuda = _query(nvml, "nvmlSystemGetCudaDriverVersion")
-        count = nvml.nvmlDeviceGetCount()
-        gpus = [nvml_gpu(nvml, index) for index in range(count)]
+        return [read(nvml) for read in readers]
     finally:
         try:
             nvml.nvmlShutdown()
         except nvml.NVMLError:
             pass
+
+
+def read_snapshot(nvml):
+    """The driver and every GPU of an initialised NVML: {"driver_version", "cuda_driver_version" (int, e.g.
+    13000), "gpus"}."""
+    driver = _text(nvml.nvmlSystemGetDriverVersion())
+    cuda = _query(nvml, "nvmlSystemGetCudaDriverVersion_v2")
+    if cuda is None:
+        cuda = _query(nvml, "nvmlSystemGetCudaDriverVersion")
+    gpus = [nvml_gpu(nvml, index) for index in range(nvml.nvmlDeviceGetCount())]
     return {"driver_version": driver, "cuda_driver_version": cuda, "gpus": gpus}
+
+
+def nvml_snapshot(nvml):
+    """Initialise NVML, read the driver and every GPU (read_snapshot), shut NVML down."""
+    return nvml_session(nvml, read_snapshot)[0]
 
 
 def merge_with_sysfs(nvml_list, sysfs_list):
