@@ -10,11 +10,9 @@ import os
 import pytest
 
 import wheel_index_fixture
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
+from index_plan import plan_from_index
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import Fetcher
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.listing import list_project
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import read_catalog, with_index
 
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
 H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}
@@ -36,19 +34,6 @@ def pypi(request, tree):
     server, base = wheel_index_fixture.serve(tree, json_pages=request.param == "json")
     yield server, base + "/pypi"
     server.shutdown()
-
-
-# what read_catalog takes; the rest is resolve_stack's
-READ = ("python_tag", "platform", "fetch", "timeout", "offline_fallback", "proxy", "ca_path", "client_cert",
-        "trusted_hosts")
-
-
-def plan_from_index(index, **kwargs):
-    """read_catalog, then resolve_stack on its catalog (with_index), as the pytorch_plan module plans from an index."""
-    read = dict((key, kwargs.pop(key)) for key in READ if key in kwargs)
-    found = read_catalog(index, version=kwargs.get("version", ""), companions=kwargs.get("companions", COMPANIONS),
-                         **read)
-    return found if found["error"] else with_index(resolve_stack(catalog=found["catalog"], **kwargs), found)
 
 
 def _plan(index, **kwargs):

@@ -15,9 +15,7 @@ import sys
 import pytest
 
 import https_index_fixture
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import read_catalog, with_index
+from index_plan import plan_from_index
 
 PASSWORD = "Mirr0r-S3cret"
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
@@ -62,19 +60,6 @@ def mtls_mirror(tree, pki):
 
 def _secret(base, password=PASSWORD):
     return base.replace("https://", "https://lab:%s@" % password)
-
-
-# what read_catalog takes; the rest is resolve_stack's
-READ = ("python_tag", "platform", "fetch", "timeout", "offline_fallback", "proxy", "ca_path", "client_cert",
-        "trusted_hosts")
-
-
-def plan_from_index(index, **kwargs):
-    """read_catalog, then resolve_stack on its catalog (with_index), as the pytorch_plan module plans from an index."""
-    read = dict((key, kwargs.pop(key)) for key in READ if key in kwargs)
-    found = read_catalog(index, version=kwargs.get("version", ""), companions=kwargs.get("companions", COMPANIONS),
-                         **read)
-    return found if found["error"] else with_index(resolve_stack(catalog=found["catalog"], **kwargs), found)
 
 
 def _plan(index, **kwargs):
