@@ -20,7 +20,8 @@ ROLE_LEAVE_OUT = ("leave the driver out: do not run the nvidia_driver role on th
 
 
 def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None, packages_text="",
-                upgrade=False, kernel="", os_family="Debian", parse=versions.parse, headers=None, user=None):
+                upgrade=False, kernel="", os_family="Debian", parse=versions.parse, headers=None, user=None,
+                branch_checked=False):
     """{"ok", "msg", "flavor", "open_required", "flavor_msg", "action", "action_msg", "installed",
     "apt_query", "headers_meta", "in_place", "headers_running"}.
 
@@ -34,10 +35,11 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
     gpus: ansible_facts.nvidia_gpus; loaded: ansible_facts.nvidia_driver; packages_text: the
     installed packages as "name<TAB>version<TAB>status" lines. A refused flavor leaves action
     None and apt_query empty, msg says why (so does a branch that is no branch or too old for
-    the GPUs, inputs.branch_problems); a refused action keeps its own msg. Raises
+    the GPUs, inputs.branch_problems, unless branch_checked: the caller refused a bad branch already, as
+    nvidia_driver_state does before it reads the host); a refused action keeps its own msg. Raises
     ValueError for a GPU whose compute capability is not one.
     """
-    plan = _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse)
+    plan = _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse, branch_checked)
     installed = plan["installed"]
     plan["in_place"] = bool(installed["names"]) and installed["branch"] == str(branch) \
         and installed["flavor"] == plan["flavor"] and not upgrade
@@ -51,7 +53,7 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
     return plan
 
 
-def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse):
+def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, os_family, parse, branch_checked):
     chosen = policy.choose_flavor(flavor, list(gpus or ()))
     packages = policy.parse_package_lines(packages_text)
     plan = {"ok": False, "msg": chosen["msg"], "flavor": chosen["flavor"], "open_required": chosen["open_required"],
@@ -60,7 +62,7 @@ def _plan(gpus, flavor, branch, manage, loaded, packages_text, upgrade, kernel, 
             "headers_meta": policy.headers_meta_package(kernel, os_family)}
     if not chosen["ok"]:
         return plan
-    refused = inputs.branch_problems(branch, list(gpus or ()))
+    refused = [] if branch_checked else inputs.branch_problems(branch, list(gpus or ()))
     if refused:
         plan["msg"] = "; ".join(refused)
         return plan

@@ -37,13 +37,14 @@ def _preflight(want):
 
 
 def plan_of(want, packages_text, parse=versions.parse):
-    """driver_plan for these inputs and the installed packages' text."""
+    """driver_plan for these inputs and the installed packages' text. The branch is not checked again: decide()
+    runs after nvidia_driver_state refused the inputs (input_refusals: inputs.branch_problems)."""
     pre = _preflight(want)
     return driver_plan.driver_plan(
         want.get("gpus") or [], want.get("flavor", "auto"), str(want.get("branch", "580")), want.get("manage", "auto"),
         want.get("loaded") or {}, packages_text or "", bool(want.get("upgrade")),
         (pre.get("kernel") or {}).get("release", ""), (pre.get("os") or {}).get("family", "Debian"), parse,
-        pre.get("kernel") or {}, pre.get("user") or {})
+        pre.get("kernel") or {}, pre.get("user") or {}, branch_checked=True)
 
 
 def refusals_of(want, found, plan):

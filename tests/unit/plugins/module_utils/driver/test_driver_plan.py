@@ -148,3 +148,10 @@ def test_a_refused_flavor_is_said_as_before_whoever_runs_the_play():
     plan = driver_plan([RTX5090, GTX1080], user=ALICE, headers=HEADERS_GONE)
     assert plan["ok"] is False and plan["action"] is None
     assert plan["msg"] == plan["flavor_msg"] and "no driver flavor drives both" in plan["msg"]
+
+
+def test_a_checked_branch_is_not_checked_again():
+    # the filter checks the branch; nvidia_driver_state refused it before reading the host, so its plan does not
+    assert driver_plan([RTX5090], branch="550")["msg"].startswith("nvidia_driver_branch 550 cannot drive the GPUs")
+    plan = driver_plan([RTX5090], branch="550", branch_checked=True)
+    assert plan["ok"] and plan["action_msg"] == "packages of branch 550 open managed"
