@@ -5,7 +5,8 @@
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [module_cost] [rollout]
+#   (fleet_tools also: python3 -m pip download --no-deps -d .whl/tools "$(grep '^nvidia-ml-py==' requirements.txt)")
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,12 @@ for part in "${parts[@]}"; do
       root=$(mktemp -d)
       bash benchmarks/fleet.sh -n "${FLEET_SIZES:-1 8 32}" -- \
         -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" ;;
+    fleet_tools)
+      echo "=== the same, with the tools venv a lab host without nvidia-ml-py in its system Python has (FLEET_SIZES) ==="
+      root=$(mktemp -d)
+      bash benchmarks/fleet.sh -n "${FLEET_SIZES:-1 8 32}" -- \
+        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" \
+        -e blackwell_tools_use_existing=false -e blackwell_tools_venv="$root/tools" -e blackwell_tools_wheelhouse="$PWD/.whl/tools" ;;
     rollout)
       echo "=== playbooks/rollout.yml over N local hosts adopting /opt/torch/.venv, one gate forced to fail, then resumed (ROLLOUT_HOSTS, default 8) ==="
       bash benchmarks/rollout.sh -n "${ROLLOUT_HOSTS:-8}" -e /opt/torch/.venv ;;
