@@ -34,6 +34,9 @@ for part in "${parts[@]}"; do
     fleet_tools)
       echo "=== the same, with the tools venv a lab host without nvidia-ml-py in its system Python has (FLEET_SIZES) ==="
       root=$(mktemp -d)
+      # the venv as a converged lab host has it (built here: the role's own build needs the OS's python3-venv)
+      python3 -m venv --without-pip "$root/tools"
+      python3 -m pip install -q --no-index --no-deps --target "$("$root/tools/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" .whl/tools/*.whl
       bash benchmarks/fleet.sh -n "${FLEET_SIZES:-1 8 32}" -- \
         -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" \
         -e blackwell_tools_use_existing=false -e blackwell_tools_venv="$root/tools" -e blackwell_tools_wheelhouse="$PWD/.whl/tools" ;;
