@@ -4,17 +4,20 @@
 """Tools venvs as the tools role leaves them, for the tests of the preflight probe's reading of them.
 
 venv(path) is a real venv (`python -m venv --without-pip`); wheel() writes a small wheel (a zip with its
-dist-info, modules and scripts) and pip_install() installs it into a venv with pip itself (`pip --python`), so
-the dist-info directory, METADATA, RECORD and the scripts in bin/ are the ones pip writes. tools_check() runs the
+dist-info, modules and scripts) and pip_install() installs it into a venv with pip itself (pip()), so the
+dist-info directory, METADATA, RECORD and the scripts in bin/ are the ones pip writes. tools_check() runs the
 tools role's own check (roles/tools/files/tools_check.py) under the venv's interpreter, as the role runs it.
 """
 from __future__ import annotations
 
 import base64
+import ensurepip
+import glob
 import hashlib
 import os
 import subprocess
 import sys
+import sysconfig
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -60,16 +63,43 @@ def wheel(directory, name, version, modules=None, scripts=None):
     return path
 
 
+def bundled_pip():
+    """The pip wheel `python -m venv` would install (ensurepip's, or the one the OS ships for it), None when none."""
+    places = [os.path.join(os.path.dirname(ensurepip.__file__), "_bundled"),
+              sysconfig.get_config_var("WHEEL_PKG_DIR") or "", "/usr/share/python-wheels"]  # Debian keeps it there
+    for place in places:
+        found = sorted(glob.glob(os.path.join(place, "pip-*.whl"))) if place else []
+        if found:
+            return found[-1]
+    return None
+
+
+def pip(target):
+    """The command that runs pip for the venv `target`: this interpreter's pip when it can aim at another
+    interpreter (`--python`, pip 22.3+), else the venv's interpreter running the pip wheel venv would install
+    (a target's Python without pip of its own, as Debian 11's in the sanity layer)."""
+    try:
+        import pip as own  # pylint: disable=import-outside-toplevel
+        recent = tuple(int(part) for part in own.__version__.split(".")[:2]) >= (22, 3)
+    except ImportError:
+        recent = False
+    if recent:
+        return [sys.executable, "-m", "pip", "--python", target["python"]]
+    wheel_path = bundled_pip()
+    assert wheel_path, "no pip for %s: neither this interpreter's nor ensurepip's wheel" % target["python"]
+    return [target["python"], os.path.join(wheel_path, "pip")]
+
+
 def pip_install(target, *wheels):
     """Install `wheels` into the venv `target` (venv()'s) with pip, offline, no dependencies."""
-    subprocess.run([sys.executable, "-m", "pip", "--python", target["python"], "install", "--quiet", "--no-index",
-                    "--no-deps", "--disable-pip-version-check", "--no-compile"] + list(wheels), check=True)
+    subprocess.run(pip(target) + ["install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check",
+                                  "--no-compile"] + list(wheels), check=True)
 
 
 def pip_uninstall(target, *names):
     """Uninstall the distributions `names` from the venv `target` with pip."""
-    subprocess.run([sys.executable, "-m", "pip", "--python", target["python"], "uninstall", "--quiet", "--yes",
-                    "--disable-pip-version-check"] + list(names), check=True)
+    subprocess.run(pip(target) + ["uninstall", "--quiet", "--yes", "--disable-pip-version-check"] + list(names),
+                   check=True)
 
 
 def nvml_wheel(directory, version="13.615.71", pynvml="WHO = 'venv'\n"):
