@@ -46,7 +46,7 @@ def site_run(tmp_path_factory):
 
 def _result(stdout, task_end, host):
     found = [by_host[host] for name, by_host in results(stdout) if name.endswith(task_end) and host in by_host]
-    assert len(found) == 1, (task_end, [name for name, _ in results(stdout)])
+    assert len(found) == 1, (task_end, [task[0] for task in results(stdout)])
     return found[0]
 
 

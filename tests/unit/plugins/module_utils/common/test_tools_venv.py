@@ -32,9 +32,10 @@ def venv(tmp_path):
     return tv.venv(tmp_path / "tools")
 
 
-def agrees(venv, requirements=PINS):
+def agrees(venv, requirements=None):
     """read_venv's answer, asserted to catch what the role's check catches on the same venv: not ready where the
     check fails, and every requirement the check lists among the missing (the same ones, in any order)."""
+    requirements = PINS if requirements is None else requirements
     found = tools_venv.read_venv(venv["path"], requirements)
     rc, printed = tv.tools_check(venv, *requirements)
     if rc is None:  # the interpreter does not start: the role builds the venv, everything is missing
