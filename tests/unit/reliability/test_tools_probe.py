@@ -35,7 +35,7 @@ def site_run(tmp_path_factory):
     bare = tv.venv(tmp_path / "system")  # the hosts' Python: no nvidia-ml-py
     hosts = dict((name, {"blackwell_tools_venv": venv["path"], "blackwell_site_stages": [], "blackwell_require_gpu": False,
                          "preflight_disk_checks": [], "preflight_supported_os": []}) for name, venv in venvs.items())
-    # host_vars/ beat the inventory file's host variables (the helper sets the interpreter there); task vars beat both
+    # host_vars/ beat the inventory file's host variables (playbook.run() sets the interpreter there); task vars beat both
     (tmp_path / "host_vars").mkdir()
     for name in hosts:
         (tmp_path / "host_vars" / ("%s.yml" % name)).write_text(yaml.safe_dump({"ansible_python_interpreter": bare["python"]}))
