@@ -12,8 +12,8 @@ version_added: 0.3.0
 description:
   - Reads, without changing anything, what the C(blackwell.pytorch.preflight) role checks, that is NVIDIA
     GPUs and the loaded driver (the PCI bus and procfs as M(blackwell.pytorch.gpu_facts) reads them
-    without NVML; NVML's facts instead when the module's own Python imports C(nvidia-ml-py) and a driver
-    answers), whether that Python imports C(nvidia-ml-py), the
+    without NVML; NVML's facts instead when a driver answers and the module's own Python imports C(nvidia-ml-py),
+    or the tools venv of O(tools) holds it), whether that Python imports C(nvidia-ml-py), the
     Secure Boot state (as M(blackwell.pytorch.secure_boot_facts)), the running kernel's headers and
     whether their package can be installed (asked of apt's or dnf's cache, nothing downloaded),
     free disk where paths will live (statvfs of each path's nearest existing ancestor) and whether
@@ -113,12 +113,28 @@ options:
   health:
     description:
       - Also read the GPUs' health as M(blackwell.pytorch.gpu_health) reads it, in the NVML session of the GPU facts,
-        and the current text of the health textfile (RV(health)), when this Python imports C(nvidia-ml-py); omitted, none is read.
+        and the current text of the health textfile (RV(health)), when this Python (or the tools venv, O(tools)) gives
+        C(nvidia-ml-py); omitted, none is read.
     type: dict
     version_added: 0.5.0
     suboptions:
       kernel_log: {description: "Where the Xid errors are read (gpu_health's option).", type: str, choices: [auto, journal, kmsg, never], default: auto}
       textfile_dir: {description: "Directory whose C(blackwell_pytorch_health.prom) is read; empty for none.", type: path, default: ""}
+  tools:
+    description:
+      - The tools venv the C(blackwell.pytorch.tools) role keeps, and the requirements it must hold; RV(tools) says
+        whether it holds them, read from its files (no process is started). Omitted, nothing is read.
+      - When this Python does not import C(nvidia-ml-py) and the venv holds it at its pin, C(pynvml) is imported from
+        the venv's site-packages (pure Python), so the GPU facts (and O(health)) come from NVML.
+    type: dict
+    version_added: 0.5.0
+    suboptions:
+      venv: {description: "The venv's path (the tools role's C(blackwell_tools_venv)).", type: path, required: true}
+      requirements:
+        description: "The requirements it must hold, as the tools role installs them (C(nvidia-ml-py==13.615.71), C(uv==0.13.9))."
+        type: list
+        elements: str
+        required: true
 """
 
 EXAMPLES = r"""
@@ -195,12 +211,13 @@ preflight:
   description:
     - What the C(blackwell.pytorch.preflight) role publishes as C(blackwell_preflight) (see its documentation), the
       keys C(os), C(gpus), C(driver), C(secure_boot), C(kernel), C(disk), C(nouveau_loaded), C(python), C(user),
-      C(connection), C(health) (RV(health)).
+      C(connection), C(health) (RV(health)), C(tools) (RV(tools)).
   returned: always
   type: dict
 health:
   description:
-    - The health reading with O(health) when this Python imports C(nvidia-ml-py), else null; also RV(preflight) (C(health)).
+    - The health reading with O(health) when NVML was read (this Python's or the tools venv's C(pynvml)), else null;
+      also RV(preflight) (C(health)).
     - C(reading) is what M(blackwell.pytorch.gpu_health) returns as C(health); C(kernel_log) and C(textfile_dir) the
       O(health) it answers, C(driver_version) the driver it was read under, C(textfile) the textfile's text (null when absent).
   returned: always
@@ -219,6 +236,20 @@ python:
   contains:
     executable: {description: Its path., type: str}
     pynvml: {description: "Whether it imports C(nvidia-ml-py) (the C(blackwell.pytorch.tools) role then needs no venv).", type: bool}
+    nvml_from: {description: "Whose C(pynvml) NVML was read with: V(python) (its own), V(tools) (the tools venv's, O(tools)), V('') none.", type: str}
+tools:
+  description:
+    - With O(tools), whether the tools venv holds its requirements (read from its files), else null; also RV(preflight) (C(tools)).
+  returned: always
+  type: dict
+  contains:
+    venv: {description: The venv read., type: str}
+    requirements: {description: The requirements asked for (O(tools.requirements))., type: list, elements: str}
+    ready: {description: "Whether it holds them all (its interpreter resolves, pyvenv.cfg, each distribution at its pin, pynvml there).", type: bool}
+    reason: {description: "Why it is not ready ('' when it is).", type: str}
+    missing: {description: "The requirements it lacks (all of them when the venv cannot be used).", type: list, elements: str}
+    python: {description: "Its interpreter ('' when none resolves).", type: str}
+    pynvml_site: {description: "The site-packages directory holding nvidia-ml-py's pynvml at its pin ('' when none).", type: str}
 """
 
 import os
@@ -231,9 +262,9 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import host_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import stages_root_refusal
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import (
-    build_planned_before_plan, driver_packages_query, headers_refusal)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import nvml_bindings, read_venv
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
+    query_package_manager, stage_refusals)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.health_probe import probe
@@ -255,9 +286,6 @@ APT_LISTS = "/var/lib/apt/lists"
 DNF_CACHE = "/var/cache/dnf"
 MACHINE_ID = "/etc/machine-id"
 KMSG = "/dev/kmsg"
-# How a play leaves the driver stage out of site.yml.
-SITE_LEAVE_OUT = ("run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
-                  "installing the driver yourself")
 OS_RELEASE = ("/etc/os-release", "/usr/lib/os-release")
 DEBIAN_VERSION = "/etc/debian_version"
 
@@ -281,15 +309,6 @@ def minimal_facts(user):
                       python, user["uid"], os.geteuid(), user["name"])
 
 
-def query_package_manager(module, argv):
-    """(rc, stdout) of the read-only package query, or None when its program is absent."""
-    program = module.get_bin_path(argv[0]) if argv else None
-    if not program:
-        return None
-    rc, out, _err = module.run_command([program] + argv[1:], environ_update={"LC_ALL": "C"})
-    return rc, out
-
-
 def current_user():
     """{"uid", "name"} of the effective user."""
     uid = os.geteuid()
@@ -298,17 +317,6 @@ def current_user():
     except KeyError:
         name = str(uid)
     return {"uid": uid, "name": name}
-
-
-def stage_refusals(module, stages, user, os_family, headers, driver):
-    """What the stages of site.yml cannot do here (privilege.stages_root_refusal, headers_check)."""
-    refusals = [stages_root_refusal(stages, user)]
-    headers_refused = headers_refusal(headers, True, SITE_LEAVE_OUT) if "driver" in stages else ""
-    if headers_refused and not driver.get("loaded"):  # the packages are asked for only then
-        query = query_package_manager(module, driver_packages_query(os_family))
-        if build_planned_before_plan(driver, query[1] if query else ""):
-            refusals.append(headers_refused)
-    return [r for r in refusals if r]
 
 
 def main():
@@ -333,6 +341,8 @@ def main():
             controller_machine_id=dict(type="str", default="", no_log=False),
             health=dict(type="dict", options=dict(kernel_log=dict(type="str", default="auto", choices=[
                 "auto", "journal", "kmsg", "never"]), textfile_dir=dict(type="path", default=""))),
+            tools=dict(type="dict", options=dict(venv=dict(type="path", required=True),
+                                                 requirements=dict(type="list", elements="str", required=True))),
         ),
         supports_check_mode=True,
     )
@@ -341,8 +351,9 @@ def main():
     facts = minimal_facts(user) if params["gather_minimal"] else {}
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
     kernel = params["kernel"] or facts.get("ansible_kernel") or platform.release()
-    gpus, driver, health = probe(read_bus(SYS_ROOT, PROC_VERSION), pynvml,
-                                 "NVML not used (nvidia-ml-py is not installed for %s)" % sys.executable, params["health"],
+    tools = read_venv(params["tools"]["venv"], params["tools"]["requirements"]) if params["tools"] else None
+    nvml, nvml_from, without_nvml, tools = nvml_bindings(pynvml, tools, sys.executable)
+    gpus, driver, health = probe(read_bus(SYS_ROOT, PROC_VERSION), nvml, without_nvml, params["health"],
                                  lambda mode: kernel_log(mode, module.get_bin_path, module.run_command, KMSG))
     driver["python"] = sys.executable
     secure_boot = read_secure_boot(run_mokutil(module.get_bin_path, module.run_command), FIRMWARE_DIR)
@@ -366,7 +377,7 @@ def main():
         "family": os_family,
     }
     nouveau = os.path.isdir(os.path.join(SYS_ROOT, "module", "nouveau"))
-    python = {"executable": sys.executable, "pynvml": pynvml is not None}
+    python = {"executable": sys.executable, "pynvml": pynvml is not None, "nvml_from": nvml_from}
     connection = {"type": params["connection"], "local": decide.connection_is_local(
         params["connection"], params["controller_machine_id"], read_first([MACHINE_ID]).strip())}
     supported_or_this = params["supported_os"] or [decide.os_label(
@@ -374,6 +385,7 @@ def main():
     preflight = decide.published(os_facts, supported_or_this, gpus, driver, params["require_gpu"], secure_boot,
                                  headers, disk, nouveau, python, user, connection)
     preflight["health"] = health
+    preflight["tools"] = tools
     label = preflight["os"]["label"]
     supported = params["supported_os"]
     if supported and label not in supported and params["allow_unsupported_os"]:
@@ -391,6 +403,7 @@ def main():
                                 len(gpus), params["require_gpu"], refused_stages, disk),
         preflight=preflight,
         health=health,
+        tools=tools,
         summary=decide.summary(preflight),
     )
 

@@ -1,0 +1,83 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""site.yml's preflight probe reads the tools venv (preflight_tools, set from the tools role's settings) and the tools
+role trusts it: a converged venv costs the role one skipped task, a venv that lacks a pin runs the role's check and
+its build. The hosts' Python is a bare venv without nvidia-ml-py, as a lab host's system Python: the probe then reads
+NVML through the tools venv's pynvml (the real nvidia-ml-py module, which finds no NVIDIA library here).
+
+One check-mode run of playbooks/site.yml without stages (preflight, tools and the facts run) over two names of this
+machine, each with its own tools venv built with `python -m venv` and filled by pip from small wheels."""
+from __future__ import annotations
+
+import os
+
+import pynvml  # the test venv's nvidia-ml-py (requirements.txt): its module goes into the venvs' wheel
+import pytest
+import yaml
+
+import tools_venv_fixture as tv
+from playbook import ROOT, outcome, results, run
+
+TOOLS_CHECK = "blackwell.pytorch.tools : Check what the tools venv holds (the pins, uv; pynvml imports)"
+TOOLS_ENTRY = "Check the tools venv and build what it lacks (skipped when the preflight probe found it holding the pins)"
+
+
+@pytest.fixture(scope="module")
+def site_run(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("tools_probe")
+    with open(pynvml.__file__) as handle:
+        real = handle.read()
+    nvml, uv, uv_old = (tv.nvml_wheel(tmp_path, pynvml=real), tv.uv_wheel(tmp_path), tv.uv_wheel(tmp_path, "0.12.0"))
+    venvs = {"converged": tv.venv(tmp_path / "converged"), "lacking": tv.venv(tmp_path / "lacking")}
+    tv.pip_install(venvs["converged"], nvml, uv)
+    tv.pip_install(venvs["lacking"], nvml, uv_old)
+    bare = tv.venv(tmp_path / "system")  # the hosts' Python: no nvidia-ml-py
+    hosts = dict((name, {"blackwell_tools_venv": venv["path"], "blackwell_site_stages": [], "blackwell_require_gpu": False,
+                         "preflight_disk_checks": [], "preflight_supported_os": []}) for name, venv in venvs.items())
+    # host_vars/ beat the inventory file's host variables (playbook.run() sets the interpreter there); task vars beat both
+    (tmp_path / "host_vars").mkdir()
+    for name in hosts:
+        (tmp_path / "host_vars" / ("%s.yml" % name)).write_text(yaml.safe_dump({"ansible_python_interpreter": bare["python"]}))
+    _rc, stdout, stderr = run(tmp_path, [], hosts, playbook=os.path.join(ROOT, "playbooks", "site.yml"))
+    assert "plays" in stdout, stderr
+    return {"stdout": stdout, "venvs": venvs, "bare": bare}
+
+
+def _result(stdout, task_end, host):
+    found = [by_host[host] for name, by_host in results(stdout) if name.endswith(task_end) and host in by_host]
+    assert len(found) == 1, (task_end, [task[0] for task in results(stdout)])
+    return found[0]
+
+
+def test_a_converged_venv_costs_the_tools_role_one_skipped_task(site_run):
+    stdout, venv = site_run["stdout"], site_run["venvs"]["converged"]
+    result = outcome(stdout, "converged")
+    assert result["failed_task"] is None and result["changed_before"] == [], result
+    assert not any(name.startswith("blackwell.pytorch.tools") for name in result["tasks"]), result["tasks"]
+    assert _result(stdout, TOOLS_ENTRY, "converged").get("skipped") is True
+    probe = _result(stdout, "Probe the OS, GPUs, driver, Secure Boot, kernel headers, disk and connection "
+                            "(one read-only call)", "converged")
+    assert probe["tools"] == {"venv": venv["path"], "requirements": [tv.NVML, tv.UV], "ready": True, "reason": "",
+                              "missing": [], "python": venv["python"], "pynvml_site": venv["site"]}
+    # the probe's own Python has no nvidia-ml-py: it read NVML through the venv's (no NVIDIA library on this machine)
+    assert probe["python"] == {"executable": site_run["bare"]["python"], "pynvml": False, "nvml_from": "tools"}
+    assert "not installed" not in (probe["ansible_facts"]["nvidia_driver"]["nvml_error"] or "")
+    # blackwell_tools_python is the venv's interpreter: the facts task ran with it
+    facts = _result(stdout, "Read GPU and driver facts through NVML (unless the preflight probe already read them there)",
+                    "converged")
+    assert facts["ansible_facts"]["nvidia_driver"]["python"] == venv["python"]
+
+
+def test_a_venv_that_lacks_a_pin_runs_the_check_and_the_build(site_run):
+    stdout, venv = site_run["stdout"], site_run["venvs"]["lacking"]
+    result = outcome(stdout, "lacking")
+    assert result["failed_task"] is None and result["changed_before"] == [], result
+    probe = _result(stdout, "(one read-only call)", "lacking")
+    assert (probe["tools"]["ready"], probe["tools"]["missing"]) == (False, [tv.UV])
+    assert probe["python"]["nvml_from"] == "tools"  # its nvidia-ml-py is at its pin
+    assert TOOLS_CHECK in result["tasks"], result["tasks"]
+    check = _result(stdout, TOOLS_CHECK, "lacking")
+    assert (check["rc"], check["stdout"]) == (1, tv.UV)
+    assert any(name.startswith("blackwell.pytorch.tools : Install the missing packages") for name, by_host
+               in results(stdout) if "lacking" in by_host), "the build was not included"
