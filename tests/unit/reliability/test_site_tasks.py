@@ -4,11 +4,12 @@
 """The tasks a host pays for in playbooks/site.yml: the stage roles are imported, not included.
 
 Every task costs each host a worker, skipped ones included, so a converged site.yml is as fast as its task
-list is short. Two runs of site.yml on this machine with the pytorch and verify stages (the unit layer's CPU
+list is short. Three runs of site.yml on this machine with the pytorch and verify stages (the unit layer's CPU
 torch venv adopted, verify on the CPU; the tools role left out by its tag: it would build a venv from an
-index): the second is converged and its task list per host is pinned here. The driver and toolkit stages are
-off, so each task of their roles is skipped, and the summary says they did not run. The static list
-(`--list-tasks`) shows the roles' tasks in the play and a role's tags selecting its tasks there.
+index): the second is converged and its task list per host is pinned here; the third, in check mode, runs
+the same list. The driver and toolkit stages are off, so each task of their roles is skipped, and the
+summary says they did not run. The static list (`--list-tasks`) shows the roles' tasks in the play and a
+role's tags selecting its tasks there.
 """
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def _ran(stdout, host):
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
+def three_runs(tmp_path_factory):
     if not os.path.exists(TORCH_PYTHON):
         pytest.fail("the CPU torch venv of the unit layer is missing: %s (make test builds it)" % TORCH_PYTHON)
     tmp_path = tmp_path_factory.mktemp("site-tasks")
@@ -90,24 +91,29 @@ def two_runs(tmp_path_factory):
             "verify_results_dir": str(tmp_path / "results"), "verify_cuda_home": str(tmp_path / "no-cuda"),
             "verify_health": False, "fleet_report_dir": str(tmp_path / "reports")}
     runs = []
-    for name in ("first", "second"):
+    for name in ("first", "second", "check"):
         workdir = tmp_path / name
         workdir.mkdir()
-        rc, stdout, stderr = run(workdir, [], {"ws": host}, check=False, playbook=SITE, skip_tags=["tools"])
+        rc, stdout, stderr = run(workdir, [], {"ws": host}, check=name == "check", playbook=SITE, skip_tags=["tools"])
         assert "plays" in stdout, stderr[-2000:]
         assert rc == 0 and outcome(stdout, "ws")["failed_task"] is None, (outcome(stdout, "ws"), stderr[-2000:])
         runs.append(stdout)
     return runs
 
 
-def test_a_converged_host_pays_no_include_task_for_its_stages(two_runs):
-    ran = _ran(two_runs[1], "ws")
+def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
+    ran = _ran(three_runs[1], "ws")
     assert ran == CONVERGED, ran
     assert len(ran) == 28
 
 
-def test_the_converged_run_changes_nothing_and_reuses_the_stored_results(two_runs):
-    first, second = two_runs
+def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
+    assert _ran(three_runs[2], "ws") == CONVERGED
+    assert outcome(three_runs[2], "ws")["changed_before"] == []
+
+
+def test_the_converged_run_changes_nothing_and_reuses_the_stored_results(three_runs):
+    first, second, _check = three_runs
     assert outcome(first, "ws")["changed_before"], "the first run installs the stack and stores the results"
     assert outcome(second, "ws")["changed_before"] == []
     summary = str([by_host["ws"]["msg"] for name, by_host in results(second) if name.startswith("Summary of this host")])
