@@ -24,7 +24,7 @@ description:
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
     Every refusal is the message the role reports.
   - Refuses, before planning, a O(keep) below 1 and a run without root (O(user)); these refusals come back in
-    RV(refusals) (the module does not fail), the role asserts them once.
+    RV(refusals) and, joined by spaces, in RV(msg) (the module does not fail; the role fails this call on them).
   - Answers whether the stage is already as asked (RV(converged)), from files only - C(current) under O(root)
     points to the planned stack (or the auto plan's source fallback, or the environment O(adopt_path) adopted),
     its marker records the plan and its packages have the planned versions, its torch_cuda_check result
@@ -197,6 +197,10 @@ refusals:
   returned: always
   type: list
   elements: str
+msg:
+  description: The refusals joined by spaces, the message the role fails with (only when RV(refusals) is not empty).
+  returned: when refused
+  type: str
 converged:
   description: Whether the stage is already as asked (nothing to install, check, switch, write or prune).
   returned: always
@@ -304,6 +308,7 @@ def main():
               "refusals": converged.role_refusals(params["keep"], params["user"], params["host"])}
     if result["refusals"]:
         result["standing"] = "refused"
+        result["msg"] = " ".join(result["refusals"])  # the role's failed_when fails the call with it
         module.exit_json(**result)
     if params["adopt_path"]:
         python = os.path.join(params["adopt_path"], "bin", "python3")

@@ -43,14 +43,14 @@ def facts(gpus=(RTX5090,), driver=None):
 
 
 def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose=False, callback="json",
-        collections=COLLECTIONS, playbook=None, tags=None):
+        collections=COLLECTIONS, playbook=None, tags=None, skip_tags=None):
     """ansible-playbook over `hosts` ({name: vars}) with `tasks` -> (rc, stdout, stderr).
 
     Every host is localhost over a local connection; `tasks` is the play's task list; the play
     does not gather facts (tasks pass ansible_facts through include_role vars). `collections`: where
     blackwell.pytorch is loaded from (the checkout by default; an installed copy for tests that change it).
     `playbook`: a playbook file to run instead of a play of `tasks`. `tags`: run only the tasks of
-    these tags (`--tags`; tasks tagged `always` run too).
+    these tags (`--tags`; tasks tagged `always` run too); `skip_tags`: leave out the tasks of these (`--skip-tags`).
     """
     # An explicit async directory: with HOME other than the user's home in /etc/passwd (CI runs with a
     # throwaway HOME), a background job's file and async_status's look-up would expand ~ differently.
@@ -69,6 +69,8 @@ def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose
         argv.append("-v")
     if tags:
         argv += ["--tags", ",".join(tags)]
+    if skip_tags:
+        argv += ["--skip-tags", ",".join(skip_tags)]
     if extra_vars:
         argv += ["-e", json.dumps(extra_vars)]
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith("ANSIBLE_"))

@@ -183,11 +183,12 @@ def test_refusals_come_back_in_one_field_before_any_plan(tmp_path, run_module):
                                                    user={"uid": 1000, "name": "alice"}))
     assert status == "exit" and not result["converged"] and "plan" not in result
     assert [message.split(":")[0] for message in result["refusals"]] == ["pytorch_keep_stacks is 0", "ws-1"]
+    assert result["msg"] == " ".join(result["refusals"])  # the role fails the call with this message
 
 
 def test_answers_whether_the_stage_is_already_as_asked(tmp_path, run_module):
     status, result = run_module(pytorch_plan, args())
-    assert status == "exit" and result["refusals"] == [] and not result["converged"]
+    assert status == "exit" and result["refusals"] == [] and not result["converged"] and "msg" not in result
     assert result["standing"] == "to change: no root given" and result["check"] is None
     status, result = run_module(pytorch_plan, args(root=str(tmp_path / "pytorch")))
     assert status == "exit" and not result["converged"]

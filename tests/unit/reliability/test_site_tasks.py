@@ -1,0 +1,162 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tasks a host pays for in playbooks/site.yml: the stage roles are imported, not included.
+
+Every task costs each host a worker, skipped ones included, so a converged site.yml is as fast as its task
+list is short. Three runs of site.yml on this machine with the pytorch and verify stages (the unit layer's CPU
+torch venv adopted, verify on the CPU; the tools role left out by its tag: it would build a venv from an
+index): the second is converged and its task list per host is pinned here; the third, in check mode, runs
+the same list. The driver and toolkit stages are off, so each task of their roles is skipped, and the
+summary says they did not run. The static list (`--list-tasks`) shows the roles' tasks in the play and a
+role's tags selecting its tasks there.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from playbook import COLLECTIONS, PLAYBOOK_BIN, ROOT, outcome, results, run
+
+SITE = os.path.join(ROOT, "playbooks", "site.yml")
+TORCH_PYTHON = os.path.join(ROOT, ".build", "torch-cpu", "bin", "python")
+DRIVER = "blackwell.pytorch.nvidia_driver : "
+TOOLKIT = "blackwell.pytorch.cuda_toolkit : "
+PYTORCH = "blackwell.pytorch.pytorch : "
+VERIFY = "blackwell.pytorch.verify : "
+FLEET = "blackwell.pytorch.fleet_report : "
+FLEET_CHECK = FLEET + ("Check that the fleet report's directory can take the report and its thresholds are fractions "
+                       "(on the controller)")
+# The converged run of one host: (task, skipped). No task only includes a stage role.
+CONVERGED = [
+    ("Validate the stages and the inputs of the stages this play runs (each role's meta/argument_specs.yml)", False),
+    (FLEET_CHECK, False),
+    ("blackwell.pytorch.preflight : Probe the OS, GPUs, driver, Secure Boot, kernel headers, disk and connection "
+     "(one read-only call)", False),
+    ("blackwell.pytorch.preflight : Publish blackwell_preflight for the later roles", False),
+    ("blackwell.pytorch.preflight : Refuse what cannot work here (OS, GPU, root for the stages, a driver build "
+     "without headers, disk), or report the host", False),
+    ("Read GPU and driver facts through NVML (unless the preflight probe already read them there)", False),
+    # the driver and toolkit stages are off: their roles' tasks, each skipped
+    ("Run the collection's preflight when this play has not", True),
+    (DRIVER + "Read the driver state and refuse what cannot work (flavor, branch, driver there, root, headers, "
+     "repository, reboot, MOK)", True),
+    (DRIVER + "Change what differs, load the driver, confirm it, apply the reboot policy", True),
+    (DRIVER + "Publish the driver's state (nothing to change)", True),
+    (TOOLKIT + "Refuse toolkits the driver cannot run or that cannot target the GPUs, and a run without root; "
+     "read what is in place", True),
+    (TOOLKIT + "Install, point /usr/local/cuda, write profile.d and confirm (only what differs)", True),
+    ("NVIDIA Container Toolkit, CDI spec in step with the driver (optional stage `containers`)", True),
+    ("Run the collection's preflight first when the play has not", True),
+    (PYTORCH + "Check the request, interpreter, files and toolkit; plan the stack from the index pip reads; "
+     "is the host already as asked?", False),
+    (PYTORCH + "Decide what this host installs (its plan, or the build host's when that one builds) and whether "
+     "it is already as asked", False),
+    (PYTORCH + "Install, check and activate the stack, write the runtime environment, prune (skipped when "
+     "already as asked)", True),
+    (VERIFY + "Refuse gates torch_benchmark could never evaluate and a request that cannot run; Fingerprint the "
+     "stack against the stored verification", True),
+    (VERIFY + "Check and benchmark (the fingerprint changed, or nothing passed before), then the verdict, then "
+     "the container check (verify_container_check)", False),
+    (VERIFY + "Publish the verdict for the play's summary and the fleet report", False),
+    (VERIFY + "Verification verdict", False),
+    ("Summary of this host (GPUs, driver, stages)", False),
+    # once per play, on the controller
+    (FLEET_CHECK, False),
+    (FLEET + "Gather the hosts' results", False),
+    (FLEET + "Render fleet.json, fleet.md and fleet.html (and keep those that differ from what the directory "
+     "holds)", False),
+    (FLEET + "Write the files that differ in one call (the same results give the same report)", True),
+    (FLEET + "Point `latest` at this report (the next report's memory)", True),
+    (FLEET + "Where the report is", False),
+]
+
+
+def _ran(stdout, host):
+    """[(task, skipped)] of every task that reached `host`, in order."""
+    return [(name, bool(by_host[host].get("skipped"))) for name, by_host in results(stdout) if host in by_host]
+
+
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory):
+    if not os.path.exists(TORCH_PYTHON):
+        pytest.fail("the CPU torch venv of the unit layer is missing: %s (make test builds it)" % TORCH_PYTHON)
+    tmp_path = tmp_path_factory.mktemp("site-tasks")
+    host = {"blackwell_require_gpu": False, "blackwell_site_stages": ["pytorch", "verify"],
+            "pytorch_adopt_path": os.path.dirname(os.path.dirname(TORCH_PYTHON)),
+            "pytorch_root": str(tmp_path / "pytorch"), "pytorch_profile_path": "",
+            "verify_device": "cpu", "verify_tests": ["gemm_fp32"], "verify_gates": {"gemm_fp32": {"min_tflops": 0.0001}},
+            "verify_results_dir": str(tmp_path / "results"), "verify_cuda_home": str(tmp_path / "no-cuda"),
+            "verify_health": False, "fleet_report_dir": str(tmp_path / "reports")}
+    runs = []
+    for name in ("first", "second", "check"):
+        workdir = tmp_path / name
+        workdir.mkdir()
+        rc, stdout, stderr = run(workdir, [], {"ws": host}, check=name == "check", playbook=SITE, skip_tags=["tools"])
+        assert "plays" in stdout, stderr[-2000:]
+        assert rc == 0 and outcome(stdout, "ws")["failed_task"] is None, (outcome(stdout, "ws"), stderr[-2000:])
+        runs.append(stdout)
+    return runs
+
+
+def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
+    ran = _ran(three_runs[1], "ws")
+    assert ran == CONVERGED, ran
+    assert len(ran) == 28
+
+
+def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
+    assert _ran(three_runs[2], "ws") == CONVERGED
+    assert outcome(three_runs[2], "ws")["changed_before"] == []
+
+
+def test_the_converged_run_changes_nothing_and_reuses_the_stored_results(three_runs):
+    first, second, _check = three_runs
+    assert outcome(first, "ws")["changed_before"], "the first run installs the stack and stores the results"
+    assert outcome(second, "ws")["changed_before"] == []
+    summary = str([by_host["ws"]["msg"] for name, by_host in results(second) if name.startswith("Summary of this host")])
+    assert "'driver: stage not run'" in summary and "'toolkit: stage not run'" in summary, summary
+    assert ", torch_cuda_check stored result reused'" in summary, summary
+    assert "'verify: PASSED (stored result of " in summary, summary
+
+
+def _list_tasks(*args):
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith("ANSIBLE_"))
+    env.update(ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_NOCOLOR="1")
+    done = subprocess.run([PLAYBOOK_BIN, SITE, "-i", "localhost,", "--list-tasks"] + list(args), cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip().split("\t")[0] for line in done.stdout.splitlines() if line.strip()]
+    return lines[lines.index("tasks:") + 1:]
+
+
+def test_the_stage_roles_tasks_are_the_plays_own_and_only_the_container_stage_is_included():
+    tasks = _list_tasks()
+    for prefix in (DRIVER, TOOLKIT, PYTORCH, VERIFY, FLEET):
+        assert any(name.startswith(prefix) for name in tasks), (prefix, tasks)
+    includes = ("NVIDIA driver (", "CUDA toolkit", "PyTorch stack, activated", "Verify the stack (", "Fleet report on")
+    assert not [name for name in tasks if name.startswith(includes)], tasks
+    assert "NVIDIA Container Toolkit, CDI spec in step with the driver (optional stage `containers`)" in tasks
+
+
+def test_a_roles_tag_selects_its_tasks_in_site_yml():
+    assert _list_tasks("--tags", "nvidia_driver_preflight") == [
+        "Validate the stages and the inputs of the stages this play runs (each role's meta/argument_specs.yml)",
+        "Run the collection's preflight when this play has not",
+        CONVERGED[7][0],
+        "Summary of this host (GPUs, driver, stages)"]
+
+
+def test_the_plan_call_itself_fails_with_the_keep_and_root_refusals(tmp_path):
+    tasks = [{"name": "PyTorch stack", "ansible.builtin.include_role": {"name": "blackwell.pytorch.pytorch"}}]
+    host = {"blackwell_preflight": {"user": {"uid": 1000, "name": "alice"}}, "pytorch_keep_stacks": 0,
+            "pytorch_python": str(tmp_path / "no-python")}
+    _rc, stdout, stderr = run(tmp_path, tasks, {"ws": host})
+    assert "plays" in stdout, stderr
+    result = outcome(stdout, "ws")
+    assert result["failed_task"] == CONVERGED[14][0], result
+    assert result["msg"].startswith("pytorch_keep_stacks is 0: keep at least 1 (the stack `current` points to is "
+                                    "never deleted; 2 also keeps the one a rollback returns to). ws: "), result
+    assert not any(name.startswith(PYTORCH + "Decide") for name in result["tasks"]), result["tasks"]
