@@ -15,11 +15,9 @@ import os
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import (
     bus_only_facts, nvml_or_bus_facts, snapshot_facts)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import read_health
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import TEXTFILE, read_health
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
     nvml_error_text, nvml_session, read_snapshot)
-
-TEXTFILE = "blackwell_pytorch_health.prom"
 
 
 def facts_and_health(on_bus, proc_text, module_loaded, nvml, without_nvml, health):
