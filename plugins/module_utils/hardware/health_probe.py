@@ -6,7 +6,7 @@
 The health reading is the one gpu_health returns as `health` (gpus, nvml_error, hostname, kernel_log), with
 what it was read under (the kernel log mode, the textfile directory and the driver version) and the current
 text of the health textfile, so the verify role can judge it on the controller instead of calling gpu_health
-again (module_utils/verify/health_probe.py decides whether it serves). No Ansible import.
+again (module_utils/verify/probe_health_verdict.py decides whether it serves). No Ansible import.
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ PLUGINS = {
     "torch": ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary", "torch_gate_failure",
               "torch_max_jobs", "torch_pip_args", "torch_plan", "torch_published", "torch_role_state"],
     "rollout": ["rollout_summary"],
-    "health_probe": ["verify_health_probe"],
+    "verify_health_probe": ["verify_health_probe"],
     "verify": ["fleet_report_data", "fleet_report_html", "fleet_report_markdown", "output_dir_errors", "verify_check_gpu",
                "verify_decision", "verify_gate_errors", "verify_health", "verify_health_prometheus", "verify_plan", "verify_prometheus",
                "verify_summary", "verify_with_health"],
