@@ -20,6 +20,7 @@ PLUGINS = {
               "torch_max_jobs", "torch_pip_args", "torch_plan", "torch_published", "torch_role_state"],
     "rollout": ["rollout_summary"],
     "verify_health_probe": ["verify_health_probe"],
+    "verify_steps": ["verify_steps"],
     "verify": ["fleet_report_data", "fleet_report_html", "fleet_report_markdown", "output_dir_errors", "verify_check_gpu",
                "verify_decision", "verify_gate_errors", "verify_health", "verify_health_prometheus", "verify_plan", "verify_prometheus",
                "verify_summary", "verify_with_health"],
