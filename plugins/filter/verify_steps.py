@@ -16,10 +16,10 @@ def verify_steps(decision, probe=None, driver=None, request=None, options=None):
     """[{file, decision, health}]: what the verify role includes after its decision (verify_decision's answer)."""
     decision = as_dict(decision, "decision", "verify_steps")
     options = as_dict(options, "options", "verify_steps")
-    for key in ("health", "container"):
+    for key in ("health", "container", "fingerprinted"):
         options[key] = as_bool(options.get(key, False), key, "verify_steps")
     judged = dict(NOT_USED, use=False, reason="verify_health is off")
-    if options["health"]:
+    if options["health"] and not (decision.get("call") and not options["fingerprinted"]):
         judged = verify_health_probe(probe, decision, driver, request)
     return call("verify_steps", steps.steps, decision, judged, options)
 

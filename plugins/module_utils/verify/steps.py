@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The task files the verify role includes, in order, each with what its tasks read.
 
-The run path (the stored result does not stand) is benchmark.yml, which reads the health itself after the
+When no published fact answers the fingerprint question (the decision's `call`), fingerprint.yml alone: it makes
+the role's stack_fingerprint call and includes the steps that call's answer gives. The run path (the stored result does not stand) is benchmark.yml, which reads the health itself after the
 benchmark. When the stored result stands, the health step is at most one task: health_read.yml (one gpu_health
 call: read, judge, write the textfile) unless the preflight probe's reading serves (probe_health_verdict.judged),
 then health_textfile.yml when the textfile's content changed, else nothing. The verdict follows, then the
@@ -12,6 +13,7 @@ the included tasks read plain values instead of templating the decision again. P
 """
 from __future__ import annotations
 
+FINGERPRINT = "fingerprint.yml"
 HEALTH_READ = "health_read.yml"
 HEALTH_TEXTFILE = "health_textfile.yml"
 
@@ -27,8 +29,11 @@ def health_file(reuse, health, judged):
     return HEALTH_TEXTFILE if (judged.get("textfile") or {}).get("write") else None
 
 
-def files(reuse, health, container, judged=None):
-    """The task files main.yml includes, in order."""
+def files(reuse, health, container, judged=None, fingerprint=False):
+    """The task files the role includes, in order; `fingerprint`: its own stack_fingerprint call is still to be
+    made (fingerprint.yml alone, which includes the rest after the call)."""
+    if fingerprint:
+        return [FINGERPRINT]
     read = health_file(reuse, health, judged)
     return (["benchmark.yml"] if not reuse else [read] if read else []) + ["verdict.yml"] + (
         ["container.yml"] if container else [])
@@ -36,9 +41,11 @@ def files(reuse, health, container, judged=None):
 
 def steps(decision, judged, options):
     """[{file, decision, health}]: the task files for `decision` (verify_decision's answer) and `judged` (the
-    verify_health_probe answer), `options` {health, container}, each with the decision and the judged health."""
+    verify_health_probe answer), `options` {health, container, fingerprinted (the role's stack_fingerprint call
+    was made: `decision` holds its answer)}, each with the decision and the judged health."""
     options = options or {}
     judged = judged or {}
+    pending = bool(decision.get("call")) and not options.get("fingerprinted")
     return [{"file": name, "decision": decision, "health": judged}
             for name in files(bool(decision.get("reuse")), bool(options.get("health")),
-                              bool(options.get("container")), judged)]
+                              bool(options.get("container")), judged, pending)]

@@ -70,6 +70,19 @@ def test_without_a_serving_reading_gpu_health_reads_and_a_run_reads_it_after_the
     assert files(off) == ["verdict.yml"] and off[0]["health"]["use"] is False
 
 
+def test_a_pending_fingerprint_call_comes_first_and_its_answer_gives_the_rest(machine, run_module):
+    machine.gpus(fh.H100_HEALTHY)
+    machine.journal("Linux version 6.8.0")
+    result = probe(run_module, {"kernel_log": "journal", "textfile_dir": ""})
+    driver = result["ansible_facts"]["nvidia_driver"]
+    pending = dict(STANDS, call=True)
+    got = STEPS(pending, result["health"], driver, request(""), {"health": True, "container": True})
+    assert files(got) == ["fingerprint.yml"] and got[0]["health"]["use"] is False
+    answered = STEPS(pending, result["health"], driver, request(""),
+                     {"health": True, "container": True, "fingerprinted": "true"})
+    assert files(answered) == ["verdict.yml", "container.yml"] and answered[0]["health"]["use"] is True
+
+
 def test_bad_arguments_name_the_filter():
     with pytest.raises(AnsibleFilterError, match="^verify_steps: health must be a boolean"):
         STEPS(STANDS, None, {}, request(""), {"health": "sometimes"})

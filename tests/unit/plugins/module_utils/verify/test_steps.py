@@ -34,6 +34,16 @@ def test_files(reuse, health, container, judged, files):
     assert len([name for name in files if name.startswith("health_")]) <= 1
 
 
+def test_the_roles_own_fingerprint_call_comes_alone_and_the_rest_after_it():
+    assert steps.files(True, True, True, SERVES_CHANGED, fingerprint=True) == ["fingerprint.yml"]
+    pending = {"call": True, "reuse": True, "stored": {}}
+    assert [step["file"] for step in steps.steps(pending, NOT_SERVING, {"health": True})] == ["fingerprint.yml"]
+    answered = steps.steps(pending, NOT_SERVING, {"health": True, "fingerprinted": True})
+    assert [step["file"] for step in answered] == ["health_read.yml", "verdict.yml"]
+    fact = {"call": False, "reuse": False}
+    assert [step["file"] for step in steps.steps(fact, None, {})] == ["benchmark.yml", "verdict.yml"]
+
+
 def test_each_step_carries_the_decision_and_the_judged_health():
     decision = {"reuse": True, "stored": {"passed": True, "written": "2026-11-26T10:00:00Z"}, "call": False}
     got = steps.steps(decision, SERVES_CHANGED, {"health": True, "container": True})
