@@ -201,7 +201,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import (
     diffs, plan_files, replace_file, request_errors)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log, nvml_health
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import TEXTFILE, kernel_log, nvml_health
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import DEFAULTS, GATES, evaluate
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_metrics import prometheus
 
@@ -213,7 +213,6 @@ except ImportError:
     PYNVML_IMPORT_ERROR = traceback.format_exc()
 
 KMSG = "/dev/kmsg"
-TEXTFILE = "blackwell_pytorch_health.prom"
 GATE_OPTIONS = dict([(name, dict(type="bool", default=DEFAULTS[name])) for name in GATES + ("require_known",)]
                     + [("xid_ignore", dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"])))])
 

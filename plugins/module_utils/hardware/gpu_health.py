@@ -17,6 +17,8 @@ import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
 
+# The health textfile node_exporter reads (gpu_health writes it, the preflight probe reads it back).
+TEXTFILE = "blackwell_pytorch_health.prom"
 NOT_SUPPORTED = 3  # NVML_ERROR_NOT_SUPPORTED
 # nvmlMemoryErrorType_t / nvmlEccCounterType_t / nvmlPageRetirementCause_t
 UNCORRECTED, VOLATILE, AGGREGATE = 1, 0, 1

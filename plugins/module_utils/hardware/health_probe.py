@@ -6,7 +6,7 @@
 The health reading is the one gpu_health returns as `health` (gpus, nvml_error, hostname, kernel_log), with
 what it was read under (the kernel log mode, the textfile directory and the driver version) and the current
 text of the health textfile, so the verify role can judge it on the controller instead of calling gpu_health
-again (module_utils/verify/health_probe.py decides whether it serves). No Ansible import.
+again (module_utils/verify/probe_health_verdict.py decides whether it serves). No Ansible import.
 """
 from __future__ import annotations
 
@@ -15,11 +15,9 @@ import os
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import (
     bus_only_facts, nvml_or_bus_facts, snapshot_facts)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import read_health
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import TEXTFILE, read_health
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
     nvml_error_text, nvml_session, read_snapshot)
-
-TEXTFILE = "blackwell_pytorch_health.prom"
 
 
 def facts_and_health(on_bus, proc_text, module_loaded, nvml, without_nvml, health):

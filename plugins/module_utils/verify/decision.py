@@ -10,7 +10,7 @@ verify.json that was stored then; it serves when it was taken for the same inter
 output directories, the request is not refused, and no verification was published in this play since
 (`blackwell_verify` names the verify.json it stands for). The verify settings are then added to that
 fingerprint here and verify.json is decided against it, as stack_fingerprint decides it. Otherwise the
-role's own stack_fingerprint call answers (`call`: true). steps() lists the task files main.yml includes.
+role's own stack_fingerprint call answers (`call`: true). The task files the role includes are steps.py's.
 Pure functions, no Ansible import.
 """
 from __future__ import annotations
@@ -51,27 +51,17 @@ def from_memo(memo, plan, force):
             "changed_components": changed, "gpus": memo.get("gpus") or []}
 
 
-def steps(reuse, health, container):
-    """The task files main.yml includes, in order: the run path when the stored result does not stand (it reads
-    the health itself), the health alone when it stands, the verdict, the container check when asked."""
-    return ((["health.yml"] if health else []) if reuse else ["benchmark.yml"]) + ["verdict.yml"] + (
-        ["container.yml"] if container else [])
-
-
 def decision(plan, memo=None, run=None, published=None, options=None):
-    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components, steps}.
+    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components}.
 
     `plan` is verify_plan's answer, `memo` the blackwell_cuda_check fact, `run` the role's stack_fingerprint
     result (empty before it ran, skipped when the memo served), `published` the blackwell_verify fact, `options`
-    {python, cuda_home, force, health, container}."""
+    {python, cuda_home, force}."""
     options = options or {}
     if memo_usable(memo, plan, options, published):
-        answer = dict(from_memo(memo, plan, options.get("force")), call=False, source="blackwell_cuda_check")
-    else:
-        run = run if isinstance(run, dict) and not run.get("skipped") else {}
-        answer = {"call": True, "source": "stack_fingerprint", "reuse": bool(run.get("reuse")),
-                  "stored": run.get("stored"), "fingerprint": run.get("fingerprint") or {},
-                  "gpus": run.get("gpus") or [], "reason": run.get("reason") or "",
-                  "changed_components": run.get("changed_components") or []}
-    answer["steps"] = steps(answer["reuse"], bool(options.get("health")), bool(options.get("container")))
-    return answer
+        return dict(from_memo(memo, plan, options.get("force")), call=False, source="blackwell_cuda_check")
+    run = run if isinstance(run, dict) and not run.get("skipped") else {}
+    return {"call": True, "source": "stack_fingerprint", "reuse": bool(run.get("reuse")),
+            "stored": run.get("stored"), "fingerprint": run.get("fingerprint") or {},
+            "gpus": run.get("gpus") or [], "reason": run.get("reason") or "",
+            "changed_components": run.get("changed_components") or []}

@@ -125,16 +125,15 @@ def test_health_filters_are_shells():
 def test_plan_and_decision_filters_are_shells():
     request = {"profile": "long", "python": "python3"}
     assert F["verify_plan"](request) == plan.plan(request)
-    options = {"python": "/usr/bin/python3", "cuda_home": "/usr/local/cuda", "force": False, "health": True,
-               "container": False}
+    options = {"python": "/usr/bin/python3", "cuda_home": "/usr/local/cuda", "force": False}
     run = {"reuse": True, "stored": {"written": "x"}, "fingerprint": {"digest": "d"}, "gpus": []}
     expected = decision.decision(plan.plan({}), {}, run, {}, options)
     assert F["verify_decision"](plan.plan({}), {}, run, {}, options) == expected
 
 
 def test_decision_options_are_read_as_ansible_reads_them():
-    got = F["verify_decision"]({}, None, {"reuse": True}, None, {"health": "no", "container": "yes", "force": "false"})
-    assert got["steps"] == ["verdict.yml", "container.yml"]
+    got = F["verify_decision"]({}, None, {"reuse": True}, None, {"force": "false"})
+    assert (got["call"], got["reuse"]) == (True, True)
     with pytest.raises(AnsibleFilterError, match="^verify_decision: force must be a boolean"):
         F["verify_decision"]({}, None, None, None, {"force": "sometimes"})
     with pytest.raises(AnsibleFilterError, match="^verify_decision: memo must be a mapping, got list"):

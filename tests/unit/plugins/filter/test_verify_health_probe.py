@@ -13,7 +13,7 @@ import pytest
 import fake_nvml_health as fh
 from health_machine import Machine, probe
 
-from ansible_collections.blackwell.pytorch.plugins.filter.health_probe import FilterModule
+from ansible_collections.blackwell.pytorch.plugins.filter.verify_health_probe import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.modules import gpu_health
 
 PROBE = FilterModule().filters()["verify_health_probe"]

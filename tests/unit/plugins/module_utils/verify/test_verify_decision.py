@@ -17,7 +17,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import de
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import plan as verify_plan
 PYTHON = sys.executable
 RESULTS = "/var/lib/blackwell-pytorch"
-OPTIONS = {"python": PYTHON, "cuda_home": "/usr/local/cuda", "force": False, "health": True, "container": False}
+OPTIONS = {"python": PYTHON, "cuda_home": "/usr/local/cuda", "force": False}
 
 
 def plan(**changes):
@@ -54,13 +54,11 @@ def test_the_memo_answers_as_stack_fingerprint_would(stack):
     assert got["fingerprint"]["digest"] == stack[1]["digest"]  # the plan's settings added, the digest taken again
     assert got["reason"] == "fingerprint unchanged since 2026-11-26T10:00:00Z and the stored result passed"
     assert got["gpus"][0]["name"] == "NVIDIA H100 80GB HBM3"
-    assert got["steps"] == ["health.yml", "verdict.yml"]
 
 
 def test_other_settings_in_the_stored_result_make_the_run_path(stack):
     got = decision.decision(plan(profile="standard"), memo(stack, document(stack[1])), {}, {}, OPTIONS)
     assert (got["call"], got["reuse"], got["changed_components"]) == (False, False, ["settings"])
-    assert got["steps"] == ["benchmark.yml", "verdict.yml"]
     failed = decision.decision(plan(), memo(stack, document(stack[1], passed=False)), {}, {}, OPTIONS)
     assert (failed["reuse"], failed["reason"]) == (False, "the stored result failed")
     forced = decision.decision(plan(), memo(stack, document(stack[1]), force=True), {}, {},
@@ -104,14 +102,3 @@ def test_a_verification_published_since_the_memo_was_taken_outdates_it(stack):
 def test_a_skipped_fingerprint_call_is_no_answer():
     got = decision.decision(plan(), {}, {"skipped": True, "changed": False}, {}, OPTIONS)
     assert (got["call"], got["reuse"], got["stored"]) == (True, False, None)
-    assert got["steps"] == ["benchmark.yml", "verdict.yml"]
-
-
-@pytest.mark.parametrize("reuse,health,container,steps", [
-    (False, True, False, ["benchmark.yml", "verdict.yml"]),
-    (False, False, True, ["benchmark.yml", "verdict.yml", "container.yml"]),
-    (True, True, True, ["health.yml", "verdict.yml", "container.yml"]),
-    (True, False, False, ["verdict.yml"]),
-])
-def test_steps(reuse, health, container, steps):
-    assert decision.steps(reuse, health, container) == steps

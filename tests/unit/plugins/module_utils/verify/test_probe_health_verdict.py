@@ -10,7 +10,7 @@ import pytest
 import fake_nvml_health as fh
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import nvml_health
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import health_gates, health_metrics
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_probe import judged
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.probe_health_verdict import judged
 
 DIR = "/var/lib/node_exporter/textfile"
 DRIVER = {"version": "580.159.04", "source": "nvml"}

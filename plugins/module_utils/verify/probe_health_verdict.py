@@ -14,10 +14,10 @@ Ansible import.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import TEXTFILE
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import evaluate
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_metrics import prometheus
 
-TEXTFILE = "blackwell_pytorch_health.prom"
 NOT_USED = {"health": {}, "verdict": {}, "textfile": {"path": "", "content": "", "write": False}}
 
 

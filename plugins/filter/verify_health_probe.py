@@ -2,12 +2,12 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The verify role's filter over the preflight probe's health reading: a thin shell over
-module_utils/verify/health_probe.py, documented in verify_health_probe.yml beside this file."""
+module_utils/verify/probe_health_verdict.py, documented in verify_health_probe.yml beside this file."""
 from __future__ import annotations
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import health_gates, health_probe
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import health_gates, probe_health_verdict
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, call, text
 
 
@@ -33,7 +33,7 @@ def verify_health_probe(probe, decision=None, driver=None, request=None):
                                                                     "verify_health_probe"))
     for key in ("host", "device", "kernel_log", "textfile_dir"):
         request[key] = text(request.get(key))
-    return call("verify_health_probe", health_probe.judged, None if probe is None else as_dict(
+    return call("verify_health_probe", probe_health_verdict.judged, None if probe is None else as_dict(
         probe, "probe", "verify_health_probe"), as_dict(decision, "decision", "verify_health_probe"),
         as_dict(driver, "driver", "verify_health_probe"), request)
 
