@@ -56,10 +56,9 @@ CONVERGED = [
      "it is already as asked", False),
     (PYTORCH + "Install, check and activate the stack, write the runtime environment, prune (skipped when "
      "already as asked)", True),
-    (VERIFY + "Refuse gates torch_benchmark could never evaluate and a request that cannot run; Fingerprint the "
-     "stack against the stored verification", True),
-    (VERIFY + "Check and benchmark (the fingerprint changed, or nothing passed before), then the verdict, then "
-     "the container check (verify_container_check)", False),
+    # the pytorch role's blackwell_cuda_check answers the fingerprint; the probe's health reading serves
+    (VERIFY + "The steps - own fingerprint call when no published fact answers, check and benchmark when the stored "
+     "result does not stand, verdict, container check", False),
     (VERIFY + "Publish the verdict for the play's summary and the fleet report", False),
     (VERIFY + "Verification verdict", False),
     ("Summary of this host (GPUs, driver, stages)", False),
@@ -104,7 +103,7 @@ def three_runs(tmp_path_factory):
 def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
     ran = _ran(three_runs[1], "ws")
     assert ran == CONVERGED, ran
-    assert len(ran) == 28
+    assert len(ran) == 27
 
 
 def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
