@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
+
 NVML_DISTRIBUTION = "nvidia-ml-py"
 NVML_MODULE = "pynvml"
 # The interpreter's name says its version when it names one (python3.12); else pyvenv.cfg's says it.
@@ -60,15 +62,6 @@ def headers(text):
     return found
 
 
-def read_file(path):
-    """A file's text, None when it cannot be read."""
-    try:
-        with open(path) as stream:
-            return stream.read()
-    except (IOError, OSError, UnicodeDecodeError):
-        return None
-
-
 def interpreter(venv):
     """(path of the venv's interpreter, the file it resolves to or None when the link dangles or the file cannot
     run)."""
@@ -105,7 +98,7 @@ def site_directories(venv, version):
 
 def record_complete(site, info):
     """Whether every file the distribution's RECORD lists (compiled files aside) is there; True without a RECORD."""
-    text = read_file(os.path.join(site, info, "RECORD"))
+    text = read_text(os.path.join(site, info, "RECORD"))
     if text is None:
         return True
     for row in csv.reader(text.splitlines()):
@@ -128,7 +121,7 @@ def distributions(sites):
         for entry in entries:
             if not entry.endswith(".dist-info"):
                 continue
-            meta = headers(read_file(os.path.join(site, entry, "METADATA")) or "")
+            meta = headers(read_text(os.path.join(site, entry, "METADATA")) or "")
             if not meta.get("name") or not meta.get("version") or not record_complete(site, entry):
                 continue
             found.setdefault(normalized(meta["name"]), []).append(meta["version"])
@@ -177,7 +170,7 @@ def read_venv(venv, requirements):
     given, venv = venv, (venv or "").rstrip("/") or venv
     if not venv or not os.path.isdir(venv):
         return reading(given, requirements, False, "there is no venv at %s" % venv)
-    config_text = read_file(os.path.join(venv, "pyvenv.cfg"))
+    config_text = read_text(os.path.join(venv, "pyvenv.cfg"))
     if config_text is None:
         return reading(given, requirements, False, "%s has no pyvenv.cfg: it is not a venv" % venv)
     path, resolved = interpreter(venv)
