@@ -5,8 +5,9 @@
 
 When no published fact answers the fingerprint question (the decision's `call`), fingerprint.yml alone: it makes
 the role's stack_fingerprint call and includes the steps that call's answer gives. The run path (the stored
-result does not stand) is benchmark.yml, which reads the health itself after the benchmark. When the stored result stands, the health step is at most one task: health_read.yml (one gpu_health
-call: read, judge, write the textfile) unless the preflight probe's reading serves (probe_health_verdict.judged),
+result does not stand) is benchmark.yml, which reads the health itself after the benchmark. When the stored
+result stands, the health step is at most one task: health_read.yml (one gpu_health call: read, judge, write the
+textfile) unless the preflight probe's reading serves (probe_health_verdict.judged),
 then health_textfile.yml when the textfile's content changed, else nothing. The verdict follows, then the
 container check when asked. Each step carries the decision and the health judged from the probe, taken once, so
 the included tasks read plain values instead of templating the decision again. Pure functions, no Ansible import.
