@@ -74,7 +74,7 @@ def test_a_venv_that_lacks_a_pin_runs_the_check_and_the_build(site_run):
     result = outcome(stdout, "lacking")
     assert result["failed_task"] is None and result["changed_before"] == [], result
     probe = _result(stdout, "(one read-only call)", "lacking")
-    assert (probe["tools"]["ready"], probe["tools"]["missing"]) == (False, [tv.UV])
+    assert (probe["tools"]["venv"], probe["tools"]["ready"], probe["tools"]["missing"]) == (venv["path"], False, [tv.UV])
     assert probe["python"]["nvml_from"] == "tools"  # its nvidia-ml-py is at its pin
     assert TOOLS_CHECK in result["tasks"], result["tasks"]
     check = _result(stdout, TOOLS_CHECK, "lacking")
