@@ -204,88 +204,28 @@ nvcc:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import toolkit_probe
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import probe_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_state import (
-    found_lines, refusal_message, toolkit_dirs, toolkit_state)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_call import (
+    ToolkitCallError, answer, argument_spec)
 
 ROOT = ""  # every path read is under it (the tests' directory; "" on a host)
 SYS_ROOT = "/sys"
 PROC_VERSION = "/proc/driver/nvidia/version"
 
 
-def host_gpus_and_driver(gpus, driver):
-    """The GPUs and the driver version given, or, where omitted, the PCI bus's and the loaded driver's."""
-    if gpus is not None and driver is not None:
-        return gpus, driver
-    on_bus, proc_text, loaded = read_bus(SYS_ROOT, PROC_VERSION)
-    if gpus is None:
-        gpus = on_bus
-    if driver is None:
-        driver = driver_facts(proc_text, module_loaded=loaded)["version"] or ""
-    return gpus, driver
-
-
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            versions=dict(type="raw", default=[]),
-            default_version=dict(type="str", default=""),
-            driver=dict(type="str"),
-            driver_cuda=dict(type="str", default=""),
-            gpus=dict(type="list", elements="dict"),
-            minor_version_compat=dict(type="bool", default=False),
-            manage=dict(type="raw", default="auto"),
-            user=dict(type="dict", default={}),
-            os_family=dict(type="str", choices=["", "Debian", "RedHat"], default=""),
-            profile=dict(type="bool", default=True),
-            profile_ld_library_path=dict(type="bool", default=False),
-            confirm=dict(type="bool", default=False),
-            host=dict(type="str", required=True),
-        ),
-        supports_check_mode=True,
-    )
-    params = module.params
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
 
     def run(argv):
         return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
-    asked = {}  # each nvcc answers each question once
-    versions = params["versions"]
-    if isinstance(versions, (list, tuple)):
-        versions = [str(v) for v in versions]
-    elif versions is None:
-        versions = []
-    family = params["os_family"] or toolkit_probe.os_family(lambda name: module.get_bin_path(name) is not None)
-    if not family:
-        module.fail_json(msg="%s: neither dpkg-query nor rpm is here: the cuda_toolkit role supports Debian, "
-                             "Ubuntu and RHEL-like systems" % params["host"])
     try:
-        packages = toolkit_probe.read_packages(run, family)
-        alternatives = toolkit_probe.read_alternatives(run, family, ROOT)
-        found, _answers = toolkit_probe.read_nvcc(run, [], ROOT, asked)
-    except RuntimeError as err:
-        module.fail_json(msg="%s: %s" % (params["host"], err))
-    gpus, driver = host_gpus_and_driver(params["gpus"], params["driver"])
-    plan = probe_plan(versions, params["default_version"], driver, params["driver_cuda"], gpus,
-                      params["minor_version_compat"], params["manage"], packages, found_lines(found),
-                      user=params["user"] or toolkit_probe.current_user())
-    answers, real_default = {}, None
-    if plan["ok"]:
-        dirs = toolkit_dirs(plan)
-        _found, answers = toolkit_probe.read_nvcc(run, sorted(set(dirs.values())), ROOT, asked)
-        real_default = toolkit_probe.real_dir(dirs[plan["default"]], ROOT)
-    state = toolkit_state(plan, answers, toolkit_probe.read_link(ROOT), alternatives, toolkit_probe.read_profile(ROOT),
-                          gpus, params["profile"], params["profile_ld_library_path"], real_default,
-                          params["confirm"])
-    if not params["confirm"]:
-        for warning in plan["warnings"]:
-            module.warn("%s: %s" % (params["host"], warning))
+        state = answer(module.params, run, lambda name: module.get_bin_path(name) is not None, module.warn,
+                       ROOT, SYS_ROOT, PROC_VERSION)
+    except ToolkitCallError as exc:
+        module.fail_json(msg=str(exc))
     if not state["ok"]:
-        module.fail_json(msg=refusal_message(params["host"], state["problems"]), **state)
-    module.exit_json(changed=False, msg=state["summary"], **state)
+        module.fail_json(**state)
+    module.exit_json(changed=False, **state)
 
 
 if __name__ == "__main__":

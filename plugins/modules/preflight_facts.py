@@ -135,6 +135,23 @@ options:
         type: list
         elements: str
         required: true
+  driver:
+    description:
+      - The driver stage's question in this call (site.yml sets it from the nvidia_driver role's settings): the
+        options of M(blackwell.pytorch.nvidia_driver_state) but C(host), C(gpus), C(loaded) and C(preflight), which
+        are this probe's own. RV(driver) is that module's result, its refusals added to RV(refused). Omitted, nothing
+        is asked.
+    type: dict
+    version_added: 0.5.0
+  toolkit:
+    description:
+      - The toolkit stage's question in this call (site.yml sets it from the cuda_toolkit role's settings): the
+        options of M(blackwell.pytorch.cuda_toolkit_state) but C(host), C(gpus), C(user), C(os_family) and
+        C(driver_cuda), which are this probe's own; C(driver) is C(cuda_toolkit_driver_version) (empty: the driver
+        RV(driver) leaves in place, else the loaded one). Answered only when O(driver) is omitted or answers that the
+        driver stays as it is; RV(toolkit) is then that module's result, its refusal added to RV(refused).
+    type: dict
+    version_added: 0.5.0
 """
 
 EXAMPLES = r"""
@@ -250,21 +267,32 @@ tools:
     missing: {description: "The requirements it lacks (all of them when the venv cannot be used).", type: list, elements: str}
     python: {description: "Its interpreter ('' when none resolves).", type: str}
     pynvml_site: {description: "The site-packages directory holding nvidia-ml-py's pynvml at its pin ('' when none).", type: str}
+driver:
+  description: With O(driver), M(blackwell.pytorch.nvidia_driver_state)'s result for this host (C(converged), C(status), ...), else null.
+  returned: always
+  type: dict
+toolkit:
+  description:
+    - With O(toolkit) answered, M(blackwell.pytorch.cuda_toolkit_state)'s result for this host (C(converged), C(changes), ...), else null.
+  returned: always
+  type: dict
 """
 
 import os
 import platform
-import pwd
 import sys
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import host_facts
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import nvml_bindings, read_venv
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import current_user, host_facts, read_first
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.stage_answers import answers, refusals as answer_refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.stage_refusals import (
     query_package_manager, stage_refusals)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import nvml_bindings, read_venv
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.health_probe import probe
@@ -288,17 +316,7 @@ MACHINE_ID = "/etc/machine-id"
 KMSG = "/dev/kmsg"
 OS_RELEASE = ("/etc/os-release", "/usr/lib/os-release")
 DEBIAN_VERSION = "/etc/debian_version"
-
-
-def read_first(paths):
-    """The text of the first readable file of paths, '' when none is."""
-    for path in paths:
-        try:
-            with open(path) as stream:
-                return stream.read()
-        except (IOError, OSError):
-            continue
-    return ""
+TOOLKIT_ROOT = ""  # the toolkit answer's paths (/usr/local/cuda...) are under it ("" on a host)
 
 
 def minimal_facts(user):
@@ -309,14 +327,17 @@ def minimal_facts(user):
                       python, user["uid"], os.geteuid(), user["name"])
 
 
-def current_user():
-    """{"uid", "name"} of the effective user."""
-    uid = os.geteuid()
-    try:
-        name = pwd.getpwuid(uid).pw_name
-    except KeyError:
-        name = str(uid)
-    return {"uid": uid, "name": name}
+def stage_options(module, name, spec, supplied):
+    """The validated `name` option against another module's spec without the options this probe supplies; None
+    when omitted. Its errors fail the call, as that module would."""
+    given = module.params[name]
+    if given is None:
+        return None
+    spec = dict((key, value) for key, value in spec.items() if key not in supplied)
+    validated = ArgumentSpecValidator(spec).validate(given)
+    if validated.error_messages:
+        module.fail_json(msg="%s: %s" % (name, "; ".join(validated.error_messages)))
+    return validated.validated_parameters
 
 
 def main():
@@ -343,10 +364,24 @@ def main():
                 "auto", "journal", "kmsg", "never"]), textfile_dir=dict(type="path", default=""))),
             tools=dict(type="dict", options=dict(venv=dict(type="path", required=True),
                                                  requirements=dict(type="list", elements="str", required=True))),
+            driver=dict(type="dict"),
+            toolkit=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
     params = module.params
+    driver_options = stage_options(module, "driver", state_call.argument_spec(), state_call.PROBE_SUPPLIED)
+    toolkit_options = stage_options(module, "toolkit", toolkit_call.argument_spec(), toolkit_call.PROBE_SUPPLIED)
+    secret = state_call.proxy_password(((driver_options or {}).get("repo") or {}).get("proxy"))
+    if secret:
+        module.no_log_values.add(secret)
+
+    def run(argv):
+        program = module.get_bin_path(argv[0])
+        if not program:
+            return 127, "", "%s: command not found" % argv[0]
+        return module.run_command([program] + list(argv[1:]), environ_update={"LC_ALL": "C"})
+
     user = current_user()
     facts = minimal_facts(user) if params["gather_minimal"] else {}
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
@@ -361,7 +396,7 @@ def main():
     # The package manager is asked (a quarter of a second) only when the headers are missing: that is
     # the only case where whether they can be had decides anything.
     installed = bool(kernel) and os.path.isdir(os.path.join(MODULES_ROOT, kernel, "build"))
-    query = None if installed else query_package_manager(module, headers_query(os_family, package))
+    query = None if installed else query_package_manager(run, headers_query(os_family, package))
     try:
         disk = [space_report(check["path"], check["min_free_gib"]) for check in params["disk_checks"]]
     except (ValueError, OSError) as err:
@@ -369,7 +404,7 @@ def main():
     headers = headers_report(os_family, kernel, MODULES_ROOT, query,
                              package_lists_present(os_family, APT_LISTS, DNF_CACHE))
     stages = [s.strip() for s in params["stages"]]
-    refused_stages = stage_refusals(module, stages, user, os_family, headers, driver)
+    refused_stages = stage_refusals(run, stages, user, os_family, headers, driver)
     os_facts = {
         "distribution": params["distribution"] or facts.get("ansible_distribution", ""),
         "version": params["distribution_version"] or facts.get("ansible_distribution_version", ""),
@@ -386,6 +421,8 @@ def main():
                                  headers, disk, nouveau, python, user, connection)
     preflight["health"] = health
     preflight["tools"] = tools
+    answered = answers(driver_options, toolkit_options, params["host"], gpus, driver, preflight, run,
+                       lambda name: module.get_bin_path(name) is not None, module.warn, TOOLKIT_ROOT, platform.machine())
     label = preflight["os"]["label"]
     supported = params["supported_os"]
     if supported and label not in supported and params["allow_unsupported_os"]:
@@ -400,10 +437,12 @@ def main():
         user=user,
         refusals=refused_stages,
         refused=decide.refusals(params["host"], label, supported or [label], params["allow_unsupported_os"],
-                                len(gpus), params["require_gpu"], refused_stages, disk),
+                                len(gpus), params["require_gpu"], refused_stages, disk) + answer_refusals(answered),
         preflight=preflight,
         health=health,
         tools=tools,
+        driver=answered["driver"],
+        toolkit=answered["toolkit"],
         summary=decide.summary(preflight),
     )
 

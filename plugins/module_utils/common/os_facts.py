@@ -13,6 +13,9 @@ No Ansible import.
 """
 from __future__ import annotations
 
+import os
+import pwd
+
 # os-release ID -> Ansible's distribution name (the setup module's spelling).
 DISTRIBUTIONS = {
     "debian": "Debian", "ubuntu": "Ubuntu", "linuxmint": "Linux Mint", "pop": "Pop!_OS", "kali": "Kali",
@@ -79,3 +82,24 @@ def host_facts(os_release, debian_version, kernel, machine, python, uid, euid, u
                 "version_info": info, "type": "CPython" if python.get("cpython", True) else "other"},
         python_version=".".join(str(part) for part in info[:3]))
     return {"ansible_" + key: value for key, value in facts.items()}
+
+
+def read_first(paths):
+    """The text of the first readable file of paths, '' when none is."""
+    for path in paths:
+        try:
+            with open(path) as stream:
+                return stream.read()
+        except (IOError, OSError):
+            continue
+    return ""
+
+
+def current_user():
+    """{"uid", "name"} of the effective user."""
+    uid = os.geteuid()
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = str(uid)
+    return {"uid": uid, "name": name}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import glob
 import os
-import pwd
 import re
 import stat
 
@@ -41,16 +40,6 @@ def os_family(has_program):
         if has_program(PACKAGE_QUERY[family][0]):
             return family
     return ""
-
-
-def current_user():
-    """{"uid", "name"} of the effective user (as preflight_facts reads them)."""
-    uid = os.geteuid()
-    try:
-        name = pwd.getpwuid(uid).pw_name
-    except KeyError:
-        name = str(uid)
-    return {"uid": uid, "name": name}
 
 
 def parse_alternatives(text, os_family):

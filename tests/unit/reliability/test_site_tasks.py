@@ -8,7 +8,8 @@ list is short. Three runs of site.yml on this machine with the pytorch and verif
 torch venv adopted, verify on the CPU; the tools role left out by its tag: it would build a venv from an
 index): the second is converged and its task list per host is pinned here; the third, in check mode, runs
 the same list. The driver and toolkit stages are off, so each task of their roles is skipped, and the
-summary says they did not run. The static list (`--list-tasks`) shows the roles' tasks in the play and a
+summary says they did not run; each is its `site` entry point's one task (the preflight probe answers its
+question when it runs). The static list (`--list-tasks`) shows the roles' tasks in the play and a
 role's tags selecting its tasks there.
 """
 from __future__ import annotations
@@ -29,29 +30,28 @@ VERIFY = "blackwell.pytorch.verify : "
 FLEET = "blackwell.pytorch.fleet_report : "
 FLEET_CHECK = FLEET + ("Check that the fleet report's directory can take the report and its thresholds are fractions "
                        "(on the controller)")
+DRIVER_SITE = DRIVER + ("Change what the preflight probe found different, load the driver, confirm it (the whole role "
+                        "where it did not answer)")
+TOOLKIT_SITE = TOOLKIT + ("Install, point /usr/local/cuda, write profile.d and confirm (what the preflight probe found "
+                          "different; the whole role where it did not answer)")
+PLAN = (PYTORCH + "Check the request, interpreter, files and toolkit; plan the stack from the index pip reads; "
+        "is the host already as asked?")
 # The converged run of one host: (task, skipped). No task only includes a stage role.
 CONVERGED = [
     ("Validate the stages and the inputs of the stages this play runs (each role's meta/argument_specs.yml)", False),
     (FLEET_CHECK, False),
     ("blackwell.pytorch.preflight : Probe the OS, GPUs, driver, Secure Boot, kernel headers, disk and connection "
      "(one read-only call)", False),
-    ("blackwell.pytorch.preflight : Publish blackwell_preflight for the later roles", False),
+    ("blackwell.pytorch.preflight : Publish blackwell_preflight for the later roles (and the driver and toolkit stages' "
+     "answers, when asked)", False),
     ("blackwell.pytorch.preflight : Refuse what cannot work here (OS, GPU, root for the stages, a driver build "
      "without headers, disk), or report the host", False),
     ("Read GPU and driver facts through NVML (unless the preflight probe already read them there)", False),
-    # the driver and toolkit stages are off: their roles' tasks, each skipped
-    ("Run the collection's preflight when this play has not", True),
-    (DRIVER + "Read the driver state and refuse what cannot work (flavor, branch, driver there, root, headers, "
-     "repository, reboot, MOK)", True),
-    (DRIVER + "Change what differs, load the driver, confirm it, apply the reboot policy", True),
-    (DRIVER + "Publish the driver's state (nothing to change)", True),
-    (TOOLKIT + "Refuse toolkits the driver cannot run or that cannot target the GPUs, and a run without root; "
-     "read what is in place", True),
-    (TOOLKIT + "Install, point /usr/local/cuda, write profile.d and confirm (only what differs)", True),
+    # the driver and toolkit stages are off: their `site` entry points' one task each, skipped
+    (DRIVER_SITE, True),
+    (TOOLKIT_SITE, True),
     ("NVIDIA Container Toolkit, CDI spec in step with the driver (optional stage `containers`)", True),
-    ("Run the collection's preflight first when the play has not", True),
-    (PYTORCH + "Check the request, interpreter, files and toolkit; plan the stack from the index pip reads; "
-     "is the host already as asked?", False),
+    (PLAN, False),
     (PYTORCH + "Decide what this host installs (its plan, or the build host's when that one builds) and whether "
      "it is already as asked", False),
     (PYTORCH + "Install, check and activate the stack, write the runtime environment, prune (skipped when "
@@ -103,7 +103,7 @@ def three_runs(tmp_path_factory):
 def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
     ran = _ran(three_runs[1], "ws")
     assert ran == CONVERGED, ran
-    assert len(ran) == 27
+    assert len(ran) == 22
 
 
 def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
@@ -143,8 +143,7 @@ def test_the_stage_roles_tasks_are_the_plays_own_and_only_the_container_stage_is
 def test_a_roles_tag_selects_its_tasks_in_site_yml():
     assert _list_tasks("--tags", "nvidia_driver_preflight") == [
         "Validate the stages and the inputs of the stages this play runs (each role's meta/argument_specs.yml)",
-        "Run the collection's preflight when this play has not",
-        CONVERGED[7][0],
+        DRIVER_SITE,
         "Summary of this host (GPUs, driver, stages)"]
 
 
@@ -155,7 +154,7 @@ def test_the_plan_call_itself_fails_with_the_keep_and_root_refusals(tmp_path):
     _rc, stdout, stderr = run(tmp_path, tasks, {"ws": host})
     assert "plays" in stdout, stderr
     result = outcome(stdout, "ws")
-    assert result["failed_task"] == CONVERGED[14][0], result
+    assert result["failed_task"] == PLAN, result
     assert result["msg"].startswith("pytorch_keep_stacks is 0: keep at least 1 (the stack `current` points to is "
                                     "never deleted; 2 also keeps the one a rollback returns to). ws: "), result
     assert not any(name.startswith(PYTORCH + "Decide") for name in result["tasks"]), result["tasks"]

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call
 from ansible_collections.blackwell.pytorch.plugins.modules import nvidia_driver_state
 
 PREFLIGHT = {"os": {"family": "Debian", "distribution": "Debian", "version": "12"},
@@ -52,19 +53,19 @@ def args(tmp_path, **changes):
 
 
 def test_arguments_and_defaults():
-    spec = nvidia_driver_state.argument_spec()
+    spec = state_call.argument_spec()
     assert spec["host"]["required"] and spec["preflight"]["required"] and spec["probe_argv"]["default"] == []
     assert spec["branch"]["default"] == "580" and spec["manage"]["default"] == "auto"
     assert spec["repo"]["default"] == {"configure": False}
-    want = nvidia_driver_state.want_of({"repo": {"configure": "True", "url": "u", "unknown": 1}})
+    want = state_call.want_of({"repo": {"configure": "True", "url": "u", "unknown": 1}})
     assert want["repo"] == {"configure": True, "url": "u"}
 
 
 def want(**changes):
     """The module's parameters as AnsibleModule gives them (every option, its default when not set)."""
-    params = dict((name, spec.get("default")) for name, spec in nvidia_driver_state.argument_spec().items())
+    params = dict((name, spec.get("default")) for name, spec in state_call.argument_spec().items())
     params.update({"host": "ws-5090-02", "preflight": PREFLIGHT}, **changes)
-    return nvidia_driver_state.want_of(params)
+    return state_call.want_of(params)
 
 
 @pytest.mark.parametrize("changes, refusals", [
@@ -89,7 +90,7 @@ def want(**changes):
 ], ids=["fine", "branch-abc", "branch-580-open", "branch-470-blackwell", "branch-470-no-gpu", "fingerprint-short-id",
         "repo-not-configured", "proxy-no-scheme", "local-reboot", "reboot-over-ssh", "local-no-reboot", "all-at-once"])
 def test_the_inputs_alone_are_refused_in_todays_words_all_at_once(changes, refusals):
-    assert nvidia_driver_state.input_refusals(want(**changes)) == refusals
+    assert state_call.input_refusals(want(**changes)) == refusals
 
 
 def test_refused_inputs_return_before_the_host_is_read(run_module, tmp_path):
@@ -116,9 +117,9 @@ def test_a_gpu_whose_capability_is_no_capability_fails_with_the_host_named(run_m
 
 
 def test_proxy_password_is_found_only_in_user_info():
-    assert nvidia_driver_state.proxy_password("http://lab:Sup3rS3cret@proxy.lab:3128") == "Sup3rS3cret"
-    assert nvidia_driver_state.proxy_password("http://proxy.lab:3128") == ""
-    assert nvidia_driver_state.proxy_password("") == ""
+    assert state_call.proxy_password("http://lab:Sup3rS3cret@proxy.lab:3128") == "Sup3rS3cret"
+    assert state_call.proxy_password("http://proxy.lab:3128") == ""
+    assert state_call.proxy_password("") == ""
 
 
 def test_a_host_missing_its_support_package_is_not_converged_and_nothing_changed(run_module, tmp_path):

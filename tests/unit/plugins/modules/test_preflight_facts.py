@@ -301,3 +301,29 @@ def test_an_unsupported_os_is_refused_or_warned_about_when_allowed(host, run_mod
     assert result["refused"] == []
     assert result["preflight"]["os"]["supported"] is False
     assert any("Fedora 41 is not supported" in w for w in result.get("warnings", [])), result
+
+
+def test_the_driver_and_toolkit_stages_are_answered_in_the_same_call(host, run_module, no_log_values, tmp_path, monkeypatch):
+    host.gpu("0000:18:00.0", 0x2330)
+    host.driver(OPEN_LINE)
+    host.headers("6.8.0-48-generic")
+    lines = "nvidia-open\t580.159.04-1\thi \nnvidia-driver-pinning-580\t580.159.04-1\thi \n"
+    host.programs["dpkg-query"] = (0, lambda argv: "" if "cuda-toolkit-[0-9]*" in argv else lines)
+    monkeypatch.setattr(preflight_facts, "TOOLKIT_ROOT", str(tmp_path))  # no toolkit there
+    driver = {"branch": "580", "manage": "false", "kernel_headers": False, "persistenced": False,
+              "blacklist_nouveau": False, "uu_exclude": False,
+              "repo": {"configure": False, "proxy": "http://lab:Sup3rS3cret@proxy.lab:3128"}}
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "h100-01",
+                                                  "driver": driver, "toolkit": {"versions": ["12.8"], "manage": "false"}})
+    assert status == "exit", result
+    assert result["driver"]["converged"] and result["driver"]["status"]["version"] == "580.159.04"
+    assert result["toolkit"]["driver"] == "580.159.04" and not result["toolkit"]["ok"]
+    assert result["refused"] == [result["toolkit"]["msg"]] and result["toolkit"]["msg"].startswith("h100-01: ")
+    assert "Sup3rS3cret" in no_log_values
+
+
+def test_a_stage_option_that_is_no_option_fails_the_probe(host, run_module):
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "driver": {"hold": "maybe"}})
+    assert status == "fail" and result["msg"].startswith("driver: ") and "hold" in result["msg"]
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "toolkit": {"host": "x"}})
+    assert status == "fail" and result["msg"].startswith("toolkit: ") and "host" in result["msg"]

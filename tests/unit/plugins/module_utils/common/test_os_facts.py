@@ -2,6 +2,9 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """os_facts: the OS facts preflight_facts returns, from real os-release files of the supported systems."""
+import os
+import pwd
+
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import os_facts
@@ -74,3 +77,8 @@ def test_host_facts_are_ansible_prefixed_with_the_python_and_user():
     assert (facts["ansible_user_id"], facts["ansible_user_uid"], facts["ansible_effective_user_id"]) == ("root", 0, 0)
     assert facts["ansible_os_family"] == "Debian"
     assert all(key.startswith("ansible_") for key in facts)
+
+
+def test_current_user_is_the_effective_one():
+    user = os_facts.current_user()
+    assert user == {"uid": os.geteuid(), "name": pwd.getpwuid(os.geteuid()).pw_name}

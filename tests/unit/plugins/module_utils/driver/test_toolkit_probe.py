@@ -164,9 +164,3 @@ def test_os_family_from_the_package_query_programs():
     assert toolkit_probe.os_family(lambda name: name in ("dpkg-query", "rpm")) == "Debian"
     assert toolkit_probe.os_family(lambda name: name == "rpm") == "RedHat"
     assert toolkit_probe.os_family(lambda name: False) == ""
-
-
-def test_current_user_is_the_effective_one():
-    import pwd
-    user = toolkit_probe.current_user()
-    assert user == {"uid": os.geteuid(), "name": pwd.getpwuid(os.geteuid()).pw_name}

@@ -1,0 +1,106 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The nvidia_driver_state question as one function: its options, the refusals of the inputs alone, the host read
+and the decision. The nvidia_driver_state module and the preflight probe (preflight_facts' `driver` option, which
+answers the driver stage of site.yml in its own call) both ask it here.
+
+`run(argv)` runs a read-only command and returns (rc, stdout, stderr), rc 127 when the program is absent. No Ansible
+import.
+"""
+from __future__ import annotations
+
+import re
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, refusals, state
+
+REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
+# What the preflight probe supplies itself when it answers the question (its own reading of the host).
+PROBE_SUPPLIED = ("host", "gpus", "loaded", "preflight")
+
+
+class StateCallError(Exception):
+    """The question cannot be answered (an input that is no input, a probe command that failed): the call fails."""
+
+
+def argument_spec():
+    """The nvidia_driver_state module's options (the preflight probe validates its `driver` option against them)."""
+    return dict(
+        host=dict(type="str", required=True), branch=dict(type="str", default="580"),
+        flavor=dict(type="str", default="auto"), manage=dict(type="str", default="auto"),
+        upgrade=dict(type="bool", default=False), gpus=dict(type="list", elements="dict", default=[]),
+        loaded=dict(type="dict", default={}), preflight=dict(type="dict", required=True),
+        probe_argv=dict(type="list", elements="str", default=[]),
+        repo=dict(type="dict", default={"configure": False}), hold=dict(type="bool", default=True),
+        uu_exclude=dict(type="bool", default=True), uu_path=dict(type="path"),
+        kernel_headers=dict(type="bool", default=True), headers_track_kernel=dict(type="bool", default=True),
+        dkms_package=dict(type="str", default="dkms"), blacklist_nouveau=dict(type="bool", default=True),
+        mok_key=dict(type="str", default="", no_log=False), mok_cert=dict(type="str", default=""),
+        persistenced=dict(type="bool", default=True), reboot_ok=dict(type="bool", default=False))
+
+
+def want_of(params):
+    """The module's parameters as driver.state's `want` (repo: only the known keys, configure a bool)."""
+    want = dict(params)
+    repo = dict((key, value) for key, value in (params.get("repo") or {}).items() if key in REPO_KEYS)
+    repo["configure"] = str(repo.get("configure", False)).lower() in ("true", "yes", "on", "1")
+    want["repo"] = repo
+    return want
+
+
+def proxy_password(proxy):
+    """The password in a proxy URL (user:password@host), '' when none: masked in everything returned."""
+    match = re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://[^/@:\s]*:([^/@\s]+)@", str(proxy or ""))
+    return match.group(1) if match else ""
+
+
+def input_refusals(want):
+    """The refusals of the inputs alone, all at once, before the host is read: the branch (a branch at all, new
+    enough for every GPU: inputs.branch_problems), the repository inputs and a reboot over the local connection."""
+    host = want["host"]
+    branch = inputs.branch_problems(want["branch"], want.get("gpus") or [])
+    found = ["%s: %s." % (host, "; ".join(branch)) if branch else ""]
+    repo = want["repo"]
+    if repo.get("configure"):
+        found.append(refusals.repo_inputs_refusal(host, repo.get("url", ""), repo.get("key_url", ""),
+                                                  repo.get("key_content", ""), repo.get("fingerprints"),
+                                                  repo.get("proxy", "")))
+    local = bool(((want.get("preflight") or {}).get("connection") or {}).get("local"))
+    found.append(refusals.local_reboot_refusal(host, bool(want.get("reboot_ok")), local))
+    return [message for message in found if message]
+
+
+def refused(messages):
+    """The result of inputs refused before the host was read: nothing decided, nothing to change."""
+    return {"ok": False, "refusals": messages, "msg": " ".join(messages), "changes": [], "converged": False}
+
+
+def answer(want, run):
+    """driver.state.decide's result for `want` (want_of of the validated options), commands.probe_argv added; the
+    inputs' own refusals (refused()) without reading the host. Raises StateCallError with the host named."""
+    try:
+        messages = input_refusals(want)
+    except ValueError as exc:
+        raise StateCallError("%s: %s" % (want["host"], exc))
+    if messages:
+        return refused(messages)
+    family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
+    repo = want["repo"]
+    probe = want["probe_argv"] or os_layout.probe_argv(family)
+    managed = state.files_of(want, {"names": []}, family)
+    paths = {"keyring": repo.get("keyring") if repo["configure"] else None,
+             "source": repo.get("source_path") if repo["configure"] else None,
+             "proxy": repo.get("proxy_path") if repo["configure"] else None,
+             "files": [entry["dest"] for entry in managed.values()] + ([want["uu_path"]] if want.get("uu_path") else [])}
+    try:
+        found = host_probe.read_host(run, family, probe, state.support_packages(want), paths,
+                                     [want["mok_key"], want["mok_cert"]], repo.get("url", "") if repo["configure"] else "",
+                                     want["hold"], read_units=bool(want["persistenced"]))
+    except (host_probe.ProbeError, OSError) as exc:
+        raise StateCallError("could not read the driver state on %s: %s" % (want["host"], exc))
+    try:
+        result = state.decide(want, found)
+    except ValueError as exc:
+        raise StateCallError("%s: %s" % (want["host"], exc))
+    result["commands"]["probe_argv"] = probe
+    return result
