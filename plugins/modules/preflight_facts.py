@@ -137,7 +137,7 @@ options:
         required: true
   driver:
     description:
-      - The driver stage's question in this call (site.yml sets it from the nvidia_driver role's settings): the
+      - The driver stage's question in this call (site.yml sets it from the nvidia_driver role's settings) - the
         options of M(blackwell.pytorch.nvidia_driver_state) but C(host), C(gpus), C(loaded) and C(preflight), which
         are this probe's own. RV(driver) is that module's result, its refusals added to RV(refused). Omitted, nothing
         is asked.
@@ -145,9 +145,9 @@ options:
     version_added: 0.5.0
   toolkit:
     description:
-      - The toolkit stage's question in this call (site.yml sets it from the cuda_toolkit role's settings): the
+      - The toolkit stage's question in this call (site.yml sets it from the cuda_toolkit role's settings) - the
         options of M(blackwell.pytorch.cuda_toolkit_state) but C(host), C(gpus), C(user), C(os_family) and
-        C(driver_cuda), which are this probe's own; C(driver) is C(cuda_toolkit_driver_version) (empty: the driver
+        C(driver_cuda), which are this probe's own; C(driver) is C(cuda_toolkit_driver_version) (empty for the driver
         RV(driver) leaves in place, else the loaded one). Answered only when O(driver) is omitted or answers that the
         driver stays as it is; RV(toolkit) is then that module's result, its refusal added to RV(refused).
     type: dict
