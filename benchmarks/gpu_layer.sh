@@ -6,7 +6,7 @@
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
 #   (fleet_tools also: python3 -m pip download --no-deps -d .whl/tools "$(grep '^nvidia-ml-py==' requirements.txt)")
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout]
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_check] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,11 @@ for part in "${parts[@]}"; do
     site)
       echo "=== ansible-playbook site.yml -i localhost, -c local ==="
       ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" ;;
+    site_check)
+      echo "=== site.yml in check mode on this host, with the fleet's settings (what a fleet run would change) ==="
+      root=$(mktemp -d)
+      ansible-playbook site.yml -i localhost, -c local --check -e ansible_python_interpreter="$(command -v python3)" \
+        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" ;;
     fleet)
       echo "=== site.yml over N local hosts, converged, against the floor (FLEET_SIZES, default 1 8 32) ==="
       root=$(mktemp -d)
