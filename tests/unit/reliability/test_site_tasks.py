@@ -62,8 +62,7 @@ CONVERGED = [
     (VERIFY + "Publish the verdict for the play's summary and the fleet report", False),
     (VERIFY + "Verification verdict", False),
     ("Summary of this host (GPUs, driver, stages)", False),
-    # once per play, on the controller
-    (FLEET_CHECK, False),
+    # once per play, on the controller (its check ran before any host's work)
     (FLEET + "Gather the hosts' results", False),
     (FLEET + "Render fleet.json, fleet.md and fleet.html (and keep those that differ from what the directory "
      "holds)", False),
@@ -103,7 +102,7 @@ def three_runs(tmp_path_factory):
 def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
     ran = _ran(three_runs[1], "ws")
     assert ran == CONVERGED, ran
-    assert len(ran) == 22
+    assert len(ran) == 21
 
 
 def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
