@@ -2,13 +2,13 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The verify role's filter over its decision: the task files it includes, each with the decision and the health
-judged from the preflight probe's reading. A thin shell over module_utils/verify/steps.py, documented in
-verify_steps.yml beside this file."""
+judged from the preflight probe's reading. A thin shell over module_utils/verify/steps.py, which decides whether
+the reading is judged (it calls the judging passed here only then), documented in verify_steps.yml beside this
+file."""
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify_health_probe import verify_health_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import steps
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.probe_health_verdict import NOT_USED
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, call
 
 
@@ -18,10 +18,8 @@ def verify_steps(decision, probe=None, driver=None, request=None, options=None):
     options = as_dict(options, "options", "verify_steps")
     for key in ("health", "container", "fingerprinted"):
         options[key] = as_bool(options.get(key, False), key, "verify_steps")
-    judged = dict(NOT_USED, use=False, reason="verify_health is off")
-    if options["health"] and not (decision.get("call") and not options["fingerprinted"]):
-        judged = verify_health_probe(probe, decision, driver, request)
-    return call("verify_steps", steps.steps, decision, judged, options)
+    return call("verify_steps", steps.steps, decision, lambda: verify_health_probe(probe, decision, driver, request),
+                options)
 
 
 class FilterModule(object):

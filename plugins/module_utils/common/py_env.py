@@ -23,7 +23,8 @@ def read_text(path):
         return None
 
 
-def _normal(name):
+def normalized(name):
+    """A distribution name as compared (PEP 503): 'nvidia_ml_py' and 'Nvidia-ML.py' are 'nvidia-ml-py'."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
@@ -45,7 +46,7 @@ def packages(python):
             stem = os.path.basename(path).rsplit(".", 1)[0]
             name, sep, version = stem.partition("-")
             if sep:
-                found.add("%s==%s" % (_normal(name), version.split("-py")[0]))
+                found.add("%s==%s" % (normalized(name), version.split("-py")[0]))
     return sorted(found)
 
 

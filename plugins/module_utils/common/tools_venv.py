@@ -20,17 +20,12 @@ import os
 import re
 import sys
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized, read_text
 
 NVML_DISTRIBUTION = "nvidia-ml-py"
 NVML_MODULE = "pynvml"
 # The interpreter's name says its version when it names one (python3.12); else pyvenv.cfg's says it.
 VERSIONED = re.compile(r"^python(\d+)\.(\d+)$")
-
-
-def normalized(name):
-    """A distribution name as compared (PEP 503): 'nvidia_ml_py' and 'Nvidia-ML.py' are 'nvidia-ml-py'."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def requirement(text):

@@ -78,6 +78,7 @@ def test_a_pending_fingerprint_call_comes_first_and_its_answer_gives_the_rest(ma
     pending = dict(STANDS, call=True)
     got = STEPS(pending, result["health"], driver, request(""), {"health": True, "container": True})
     assert files(got) == ["fingerprint.yml"] and got[0]["health"]["use"] is False
+    assert got[0]["health"]["reason"] == "the role's stack_fingerprint call comes first"
     answered = STEPS(pending, result["health"], driver, request(""),
                      {"health": True, "container": True, "fingerprinted": "true"})
     assert files(answered) == ["verdict.yml", "container.yml"] and answered[0]["health"]["use"] is True
@@ -88,3 +89,15 @@ def test_bad_arguments_name_the_filter():
         STEPS(STANDS, None, {}, request(""), {"health": "sometimes"})
     with pytest.raises(AnsibleFilterError, match="^verify_steps: decision must be a mapping, got list"):
         STEPS([], None, {}, request(""), {})
+
+
+def test_the_probe_reading_is_judged_only_when_the_steps_need_it():
+    """A request the judging refuses (a list) is never looked at while the fingerprint call is pending or with the
+    health off: the filter's judging is not called; once the health is read after the call, it is."""
+    pending = dict(STANDS, call=True)
+    assert files(STEPS(pending, None, {}, ["not", "a", "request"], {"health": True})) == ["fingerprint.yml"]
+    assert files(STEPS(STANDS, None, {}, ["not", "a", "request"], {"health": False})) == ["verdict.yml"]
+    with pytest.raises(AnsibleFilterError, match="^verify_health_probe: request must be a mapping, got list"):
+        STEPS(pending, None, {}, ["not", "a", "request"], {"health": True, "fingerprinted": True})
+    with pytest.raises(AnsibleFilterError, match="^verify_health_probe: request must be a mapping, got list"):
+        STEPS({"reuse": False, "stored": None}, None, {}, ["not", "a", "request"], {"health": True})

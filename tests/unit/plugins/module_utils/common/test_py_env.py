@@ -38,3 +38,13 @@ def test_torch_version_is_what_torch_says_not_the_wheel_name(tmp_path):
 def test_no_torch_files_no_version(tmp_path):
     assert py_env.torch_version(_env(tmp_path, version_py=None)) is None
     assert py_env.torch_version(str(tmp_path / "nowhere/bin/python3")) is None
+
+
+def test_distribution_names_are_compared_as_pep_503_writes_them(tmp_path):
+    assert py_env.normalized("Nvidia_ML.py") == "nvidia-ml-py"
+    assert py_env.normalized("zope.interface") == py_env.normalized("Zope__Interface") == "zope-interface"
+    assert py_env.normalized("uv") == "uv"
+    site = tmp_path / "venv/lib/python3.12/site-packages"
+    (site / "Nvidia_ML.Py-13.580.82.dist-info").mkdir(parents=True)
+    (site / "typing_extensions-4.15.0-py3.12.egg-info").mkdir()
+    assert py_env.packages(str(tmp_path / "venv/bin/python")) == ["nvidia-ml-py==13.580.82", "typing-extensions==4.15.0"]

@@ -136,7 +136,13 @@ def test_pyvenv_cfg_says_the_version_when_the_interpreter_name_does_not():
 def test_requirements_are_parsed_as_the_check_parses_them():
     assert [tools_venv.requirement(r) for r in ("a==1", "b", "c>=2", "d[x]==3", "e==4; python_version>'3'")] == [
         ("a", "1"), ("b", ""), ("c", ""), ("d", "3"), ("e", "4")]
-    assert tools_venv.normalized("Nvidia_ML.py") == "nvidia-ml-py"
+
+
+def test_requirement_names_match_installs_as_pep_503_compares_them():
+    installed = {"nvidia-ml-py": ["13.580.82"], "uv": ["0.9.5"]}
+    assert tools_venv.unsatisfied(["Nvidia_ML.py==13.580.82", "UV"], installed, True) == []
+    assert tools_venv.unsatisfied(["Nvidia_ML.py==13.580.82", "UV"], installed, False) == ["Nvidia_ML.py==13.580.82"]
+    assert tools_venv.unsatisfied(["nvidia.ml.py==12.0"], installed, True) == ["nvidia.ml.py==12.0"]
 
 
 def test_metadata_headers_stop_at_the_body():
