@@ -288,11 +288,11 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import current_user, host_facts, read_first
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.stage_answers import answers, refusals as answer_refusals
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.stage_refusals import (
-    query_package_manager, stage_refusals)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import nvml_bindings, read_venv
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_answers import answers, refusals as answer_refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
+    query_package_manager, stage_refusals)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.health_probe import probe

@@ -65,14 +65,18 @@ def inventory():
 
 
 def role_specs():
-    """{variable: [(role:entry point, its spec)]} over every role's meta/argument_specs.yml."""
+    """{variable: [(role:entry point, its spec)]} over every role's meta/argument_specs.yml; an option an entry point
+    shares with the role's main (the `site` and `report` entry points take main's options) is main's alone."""
     out = {}
     for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "meta", "argument_specs.yml"))):
         role = path.split(os.sep)[-3]
         with open(path) as handle:
             entries = yaml.safe_load(handle)["argument_specs"]
+        main = (entries.get("main") or {}).get("options") or {}
         for entry, spec in entries.items():
             for name, option in (spec.get("options") or {}).items():
+                if entry != "main" and main.get(name) == option:
+                    continue
                 out.setdefault(name, []).append(("%s:%s" % (role, entry), option))
     return out
 

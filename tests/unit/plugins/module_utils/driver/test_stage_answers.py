@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import stage_answers
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import stage_answers
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
 
 HOST = "ws-5090-02"
