@@ -25,7 +25,7 @@ def read_text(path):
 
 def normalized(name):
     """A distribution name as compared (PEP 503): 'nvidia_ml_py' and 'Nvidia-ML.py' are 'nvidia-ml-py'."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return re.sub(r"[-_.]+", "-", str(name)).lower()
 
 
 def site_dirs(python):

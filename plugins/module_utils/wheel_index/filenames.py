@@ -14,14 +14,10 @@ import re
 from urllib.parse import unquote
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized
 
 _ARCHES = ("x86_64", "aarch64")
 _PY_TAG = re.compile(r"^cp(\d)(\d+)$")
-
-
-def normalize(name):
-    """PEP 503 project name: "Torch_Vision" -> "torch-vision"."""
-    return re.sub(r"[-_.]+", "-", str(name)).lower()
 
 
 def parse_wheel(filename):
@@ -40,7 +36,7 @@ def parse_wheel(filename):
     fields = versions.parse(version)
     if not fields:
         return None
-    return {"filename": filename, "name": normalize(name), "version": version,
+    return {"filename": filename, "name": normalized(name), "version": version,
             "public": versions.public(fields, width=3), "label": fields["local"] or "", "build": build,
             "python": parts[-3].split("."), "abi": parts[-2].split("."), "platform": parts[-1].split("."),
             "key": fields["key"], "final": not (fields["pre"] or fields["dev"] is not None)}

@@ -21,7 +21,8 @@ from urllib.parse import urldefrag, urljoin, urlparse
 from urllib.request import url2pathname
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import IndexUnreachable
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.filenames import normalize, parse_wheel
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.filenames import parse_wheel
 
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
 
@@ -38,7 +39,7 @@ def local_dir(index_url):
 
 def project_url(index_url, name):
     """<index>/<normalized name>/ (PEP 503)."""
-    return "%s/%s/" % (str(index_url).rstrip("/"), normalize(name))
+    return "%s/%s/" % (str(index_url).rstrip("/"), normalized(name))
 
 
 class _Anchors(HTMLParser):
@@ -131,7 +132,7 @@ def wheelhouse_files(directory, name):
     out = []
     for filename in sorted(os.listdir(directory)):
         wheel = parse_wheel(filename)
-        if wheel and wheel["name"] == normalize(name):
+        if wheel and wheel["name"] == normalized(name):
             path = os.path.join(directory, filename)
             wheel.update(url="file://" + path, metadata_url=None, local_path=path, yanked=False)
             out.append(wheel)
@@ -144,10 +145,10 @@ def list_project(index_url, name, fetch):
     A local directory with <name>/index.html inside is read as a PEP 503 tree, else as a flat
     wheelhouse. `fetch` is a fetch.Fetcher. A project the index does not have: []."""
     directory = local_dir(index_url)
-    if directory is not None and not os.path.isfile(os.path.join(directory, normalize(name), "index.html")):
+    if directory is not None and not os.path.isfile(os.path.join(directory, normalized(name), "index.html")):
         return wheelhouse_files(directory, name)
     if directory is not None:
-        page = "file://" + os.path.join(os.path.abspath(directory), normalize(name), "index.html")
+        page = "file://" + os.path.join(os.path.abspath(directory), normalized(name), "index.html")
     else:
         page = project_url(index_url, name)
     try:

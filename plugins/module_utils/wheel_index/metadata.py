@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from email.parser import HeaderParser
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized
+
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?([^;()]*)\)?\s*(?:;\s*(.*))?$")
 _CLAUSE = re.compile(r"""^\(?\s*([a-z_.]+|'[^']*'|"[^"]*")\s*(==|!=|<=|>=|<|>|~=|not in|in)\s*"""
                      r"""([a-z_.]+|'[^']*'|"[^"]*")\s*\)?$""")
@@ -36,7 +38,7 @@ def parse_requirement(line):
     match = _REQ.match(line or "")
     if not match:
         return None
-    return {"name": re.sub(r"[-_.]+", "-", match.group(1)).lower(), "extras": match.group(2) or "",
+    return {"name": normalized(match.group(1)), "extras": match.group(2) or "",
             "spec": match.group(3).replace(" ", ""), "marker": (match.group(4) or "").strip()}
 
 
