@@ -28,7 +28,7 @@ def run(argv):
     """A real command; 127 when its program is absent (as the probe's own run)."""
     if not shutil.which(argv[0]):
         return 127, "", "%s: command not found" % argv[0]
-    done = subprocess.run(argv, capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(argv, capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, check=False)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -50,9 +50,9 @@ def toolkit_options(**changes):
     return options
 
 
-def ask(driver, toolkit, tmp_path, warnings=None, loaded=LOADED, preflight=PREFLIGHT):
-    warned = warnings if warnings is not None else []
-    return stage_answers.answers(driver, toolkit, HOST, [RTX5090], loaded, preflight, run,
+def ask(driver, toolkit, tmp_path):
+    warned = []
+    return stage_answers.answers(driver, toolkit, HOST, [RTX5090], LOADED, PREFLIGHT, run,
                                  lambda name: shutil.which(name) is not None, warned.append, str(tmp_path))
 
 
