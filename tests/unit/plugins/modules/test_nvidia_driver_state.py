@@ -12,14 +12,8 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call
 from ansible_collections.blackwell.pytorch.plugins.modules import nvidia_driver_state
+from driver_fixture import PACKAGES, PREFLIGHT, RTX5090
 
-PREFLIGHT = {"os": {"family": "Debian", "distribution": "Debian", "version": "12"},
-             "kernel": {"release": "6.1.0-28-amd64", "headers_installed": True,
-                        "headers_package": "linux-headers-6.1.0-28-amd64", "headers_installable": True},
-             "user": {"uid": 0, "name": "root"}, "connection": {"type": "ssh", "local": False},
-             "secure_boot": {"state": "disabled"}, "nouveau_loaded": False}
-PACKAGES = "nvidia-open\t580.95.05-1\thi \nnvidia-driver-pinning-580\t580.95.05-1\thi \n"
-RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 LOCAL = dict(PREFLIGHT, connection={"type": "local", "local": True})
 URL = "https://mirror.lab/cuda/debian12/x86_64/"
 REPO = {"configure": True, "url": URL, "key_url": URL + "3bf863cc.pub", "key_content": "",

@@ -11,15 +11,9 @@ import sys
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import stage_answers
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
+from driver_fixture import PACKAGES, PREFLIGHT, RTX5090
 
 HOST = "ws-5090-02"
-PREFLIGHT = {"os": {"family": "Debian", "distribution": "Debian", "version": "12"},
-             "kernel": {"release": "6.1.0-28-amd64", "headers_installed": True,
-                        "headers_package": "linux-headers-6.1.0-28-amd64", "headers_installable": True},
-             "user": {"uid": 0, "name": "root"}, "connection": {"type": "ssh", "local": False},
-             "secure_boot": {"state": "disabled"}, "nouveau_loaded": False}
-PACKAGES = "nvidia-open\t580.95.05-1\thi \nnvidia-driver-pinning-580\t580.95.05-1\thi \n"
-RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120", "index": 0}
 LOADED = {"loaded": True, "version": "580.95.05", "branch": "580", "cuda_driver_version": "13.0",
           "kernel_module_flavor": "open", "source": "nvml"}
 
