@@ -189,6 +189,7 @@ commands:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.state_call import (
     StateCallError, answer, argument_spec, proxy_password, want_of)
 
@@ -199,14 +200,8 @@ def main():
     secret = proxy_password(want["repo"].get("proxy"))
     if secret:
         module.no_log_values.add(secret)
-
-    def run(argv):
-        if not module.get_bin_path(argv[0]):
-            return 127, "", "%s: command not found" % argv[0]
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
-
     try:
-        result = answer(want, run)
+        result = answer(want, runner(module.get_bin_path, module.run_command))
     except StateCallError as exc:
         module.fail_json(msg=str(exc))
     module.exit_json(changed=False, **result)

@@ -288,6 +288,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_space import space_report
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import current_user, host_facts, read_first
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import nvml_bindings, read_venv
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_answers import answers, refusals as answer_refusals
@@ -375,13 +376,7 @@ def main():
     secret = state_call.proxy_password(((driver_options or {}).get("repo") or {}).get("proxy"))
     if secret:
         module.no_log_values.add(secret)
-
-    def run(argv):
-        program = module.get_bin_path(argv[0])
-        if not program:
-            return 127, "", "%s: command not found" % argv[0]
-        return module.run_command([program] + list(argv[1:]), environ_update={"LC_ALL": "C"})
-
+    run = runner(module.get_bin_path, module.run_command)
     user = current_user()
     facts = minimal_facts(user) if params["gather_minimal"] else {}
     os_family = params["os_family"] or facts.get("ansible_os_family", "")
