@@ -9,7 +9,8 @@
 #    made), then the floor: a generated playbook with as many module tasks (ansible.builtin.stat) and
 #    as many controller-only tasks (ansible.builtin.debug) per host as the converged run had.
 # FLEET_PROFILE=1: the converged runs' controller process under cProfile, the last size's top functions
-# printed; FLEET_TASKS=1: every task of the first converged run and how it ended.
+# printed; FLEET_TASKS=1: every task of the first converged run and how it ended; TASK_TIMES_TOP=N: its
+# N slowest tasks (12).
 # Prints one row per run: hosts, tasks per host (ok/changed/skipped), module calls per host, wall
 # seconds, ms per host, and the converged/floor ratio. Needs ansible-playbook on PATH and the collection
 # installed or reachable through ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh fleet sets both up).
@@ -103,7 +104,7 @@ for n in $sizes; do
 done
 grep -h '^TASK COUNTS' "$work/converged-${sizes##* }.log" || true
 echo "converged on one host, where the time goes (task_times):"
-sed -n '/^TASK TIMES/,$p' "$work/converged-${sizes%% *}.log" | head -n 14
+sed -n '/^TASK TIMES/,$p' "$work/converged-${sizes%% *}.log" | head -n "$(( ${TASK_TIMES_TOP:-12} + 2 ))"
 if [ -n "${FLEET_PROFILE:-}" ]; then  # where the controller's main process spends a converged run of the last size
   echo "controller process, converged run of ${sizes##* } hosts (cProfile, by own time):"
   "$py" -c 'import pstats, sys; s = pstats.Stats(sys.argv[1]); s.sort_stats("tottime").print_stats(20); s.sort_stats("cumulative").print_stats(45)' \

@@ -7,7 +7,7 @@ For the benchmark scripts in this folder (not shipped in the collection). Enable
   ANSIBLE_CALLBACK_PLUGINS=benchmarks/callback_plugins ANSIBLE_CALLBACKS_ENABLED=task_times
 A role's time runs from the start of its first task to the end of its last one on any host, so
 it counts what the role costs a play, skipped tasks included. With TASK_TIMES_JSON set, the same
-figures are written to that file as JSON.
+figures are written to that file as JSON; TASK_TIMES_TOP sets how many tasks are listed (12).
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class CallbackModule(CallbackBase):
         }
         self._display.display("TASK TIMES: playbook %.2f s; %s" % (figures["playbook_s"], ", ".join(
             "%s %.2f s" % item for item in sorted(figures["roles_s"].items()))))
-        for task in sorted(figures["tasks"], key=lambda t: -t["s"])[:12]:
+        for task in sorted(figures["tasks"], key=lambda t: -t["s"])[:int(os.environ.get("TASK_TIMES_TOP", "12"))]:
             self._display.display("  %7.2f s  %s" % (task["s"], task["task"]))
         path = os.environ.get("TASK_TIMES_JSON")
         if path:

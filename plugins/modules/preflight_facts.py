@@ -152,6 +152,18 @@ options:
         driver stays as it is; RV(toolkit) is then that module's result, its refusal added to RV(refused).
     type: dict
     version_added: 0.5.0
+  pytorch:
+    description:
+      - The PyTorch stage's question in this call (site.yml sets it from the pytorch role's settings) - the options of
+        M(blackwell.pytorch.pytorch_plan) but C(host) and C(user), which are this probe's own; C(gpus) and
+        C(driver_cuda) left out or null are this probe's GPUs and its loaded driver's CUDA version.
+      - Answered only when nothing the play runs before that stage changes its inputs - O(driver) and O(toolkit), when
+        given, answer that their stages stay as they are, the venv of O(tools) holds its pins when the stack's
+        installer is its C(uv), and C(gpus) and C(driver_cuda) are set or the GPU facts came from NVML (or no driver
+        is loaded); else RV(pytorch_waits) says why.
+      - RV(pytorch) is then that module's result, its refusal (C(msg)) added to RV(refused).
+    type: dict
+    version_added: 0.5.0
 """
 
 EXAMPLES = r"""
@@ -276,6 +288,18 @@ toolkit:
     - With O(toolkit) answered, M(blackwell.pytorch.cuda_toolkit_state)'s result for this host (C(converged), C(changes), ...), else null.
   returned: always
   type: dict
+pytorch:
+  description:
+    - With O(pytorch) answered, M(blackwell.pytorch.pytorch_plan)'s result for this host (C(plan), C(converged), ...) with
+      C(ok) (no refusal; else C(msg)) and C(settled), else null.
+    - C(settled), on a host found as asked whose plan is its own (no other C(build_host)), is what the pytorch role
+      publishes there - C(published) (C(blackwell_pytorch)) and C(cuda_check) (C(blackwell_cuda_check)); else null.
+  returned: always
+  type: dict
+pytorch_waits:
+  description: Why O(pytorch) was not answered in this call (the stage asks it itself); "" when it was or was not given.
+  returned: always
+  type: str
 """
 
 import os
@@ -328,13 +352,15 @@ def minimal_facts(user):
                       python, user["uid"], os.geteuid(), user["name"])
 
 
-def stage_options(module, name, spec, supplied):
-    """The validated `name` option against another module's spec without the options this probe supplies; None
-    when omitted. Its errors fail the call, as that module would."""
+def stage_options(module, name, spec, supplied, filled=()):
+    """The validated `name` option against another module's spec without the options this probe supplies (and with
+    those it fills from its own reading null by default); None when omitted. Its errors fail the call, as that
+    module would."""
     given = module.params[name]
     if given is None:
         return None
-    spec = dict((key, value) for key, value in spec.items() if key not in supplied)
+    spec = dict((key, dict(value, default=None) if key in filled else value) for key, value in spec.items()
+                if key not in supplied)
     validated = ArgumentSpecValidator(spec).validate(given)
     if validated.error_messages:
         module.fail_json(msg="%s: %s" % (name, "; ".join(validated.error_messages)))
@@ -367,6 +393,7 @@ def main():
                                                  requirements=dict(type="list", elements="str", required=True))),
             driver=dict(type="dict"),
             toolkit=dict(type="dict"),
+            pytorch=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
@@ -376,6 +403,13 @@ def main():
     secret = state_call.proxy_password(((driver_options or {}).get("repo") or {}).get("proxy"))
     if secret:
         module.no_log_values.add(secret)
+    plan_call = stage_answer = pytorch_options = None
+    if params["pytorch"] is not None:  # the planning code is imported only when the stage is asked
+        # pylint: disable-next=import-outside-toplevel
+        from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import plan_call, stage_answer
+        pytorch_options = stage_options(module, "pytorch", plan_call.argument_spec(), plan_call.PROBE_SUPPLIED,
+                                        plan_call.PROBE_FILLED)
+        module.no_log_values.update(plan_call.secrets(pytorch_options))
     run = runner(module.get_bin_path, module.run_command)
     user = current_user()
     facts = minimal_facts(user) if params["gather_minimal"] else {}
@@ -418,6 +452,12 @@ def main():
     preflight["tools"] = tools
     answered = answers(driver_options, toolkit_options, params["host"], gpus, driver, preflight, run,
                        lambda name: module.get_bin_path(name) is not None, module.warn, TOOLKIT_ROOT, platform.machine())
+    pytorch, pytorch_waits = None, ""
+    if pytorch_options is not None:
+        pytorch_waits = stage_answer.asked_after(answered["driver"], answered["toolkit"], tools, driver, pytorch_options)
+        if not pytorch_waits:
+            pytorch = stage_answer.answer(pytorch_options, params["host"], user, gpus, driver, run, module.warn,
+                                          module.check_mode)
     label = preflight["os"]["label"]
     supported = params["supported_os"]
     if supported and label not in supported and params["allow_unsupported_os"]:
@@ -432,12 +472,15 @@ def main():
         user=user,
         refusals=refused_stages,
         refused=decide.refusals(params["host"], label, supported or [label], params["allow_unsupported_os"],
-                                len(gpus), params["require_gpu"], refused_stages, disk) + answer_refusals(answered),
+                                len(gpus), params["require_gpu"], refused_stages, disk) + answer_refusals(answered)
+        + ([pytorch["msg"]] if pytorch and not pytorch["ok"] else []),
         preflight=preflight,
         health=health,
         tools=tools,
         driver=answered["driver"],
         toolkit=answered["toolkit"],
+        pytorch=pytorch,
+        pytorch_waits=pytorch_waits,
         summary=decide.summary(preflight),
     )
 

@@ -232,173 +232,22 @@ check_mode:
   type: bool
 """
 
-import functools
-import os
-import platform
-import stat
-
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan, resolve
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import adopted_before
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
-
-
-def look(path):
-    """stat's fields the refusals read (links followed), for a path that may not exist."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return {"exists": False}
-    return {"exists": True, "isdir": stat.S_ISDIR(mode), "isreg": stat.S_ISREG(mode)}
-
-
-def output(module, argv):
-    """(stdout, stderr) of argv; its exit status does not matter, the text is read."""
-    rc, out, err = module.run_command(argv)
-    return out, err
-
-
-def pem_text(path):
-    """The text of a PEM file (to check that it holds a certificate and a key; never returned), "" without one."""
-    if not path or not os.path.isfile(path):
-        return ""
-    try:
-        with open(path, errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.plan_call import (
+    PlanCallError, answer, argument_spec, secrets)
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            python=dict(type="path", required=True), version=dict(type="str", default=""),
-            channel=dict(type="str", default=""), torchvision=dict(type="str", default=""),
-            torchaudio=dict(type="str", default=""),
-            companions=dict(type="list", elements="str", choices=["torchvision", "torchaudio"],
-                            default=["torchvision", "torchaudio"]),
-            gpus=dict(type="list", elements="dict", default=[]), driver_cuda=dict(type="str", default=""),
-            method=dict(type="str", choices=["wheel", "source", "auto"], default="wheel"),
-            local_label=dict(type="bool", default=True), cuda_home=dict(type="path", default="/usr/local/cuda"),
-            wheelhouse=dict(type="path", default=""), constraints_file=dict(type="path", default=""),
-            hashes_file=dict(type="path", default=""), host=dict(type="str", required=True),
-            build_host=dict(type="str", default=""), play_hosts=dict(type="list", elements="str", default=[]),
-            index=dict(type="str", default=""), channel_base=dict(type="str", default=""),
-            extra_indexes=dict(type="list", elements="str", default=[]),
-            proxy=dict(type="str", default="", no_log=True), offline_fallback=dict(type="bool", default=False),
-            index_timeout=dict(type="int", default=30), built_wheelhouse=dict(type="path", default=""),
-            ca_path=dict(type="path", default=""), client_cert=dict(type="path", default=""),
-            trusted_hosts=dict(type="list", elements="str", default=[]),
-            pip_extra_args=dict(type="list", elements="str", default=[], no_log=False),
-            installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path", default=""),
-            root=dict(type="path", default=""), keep=dict(type="int", default=2), user=dict(type="dict", default={}),
-            adopt_path=dict(type="path", default=""), profile_path=dict(type="path", default=""),
-            profile_content=dict(type="str", default=""), check_results=dict(type="path", default=""),
-            check_code=dict(type="str", default=""), check_cuda_home=dict(type="path", default="/usr/local/cuda"),
-            check_force=dict(type="bool", default=False), check_alias=dict(type="path", default=""),
-            check_output_dirs=dict(type="dict", default={}), check_collection_version=dict(type="str", default="")),
-        supports_check_mode=True)
-    params = module.params
-    module.no_log_values.update(url_secrets([params["index"], params["channel_base"], params["extra_indexes"],
-                                             params["proxy"], params["pip_extra_args"]]))
-    result = {"changed": False, "check_mode": module.check_mode, "converged": False, "standing": "", "check": None,
-              "cuda_check": None,
-              "refusals": converged.role_refusals(params["keep"], params["user"], params["host"])}
-    if result["refusals"]:
-        result["standing"] = "refused"
-        result["msg"] = " ".join(result["refusals"])  # the role's failed_when fails the call with it
-        module.exit_json(**result)
-    if params["adopt_path"]:
-        python = os.path.join(params["adopt_path"], "bin", "python3")
-        stack = adopted_before(params["root"], params["adopt_path"], python) if params["root"] else None
-        answer(module, result, [{"stack": stack, "python": python, "record": None, "expected": {}}])
-        result["summary"] = "adopting %s" % params["adopt_path"]
-        module.exit_json(**result)
-    plan_and_answer(module, result)
-
-
-def plan_stack(params, checked, read, hashes_text=""):
-    """The plan of one host after check_host (host_plan): the version table's plan, then the one from the
-    catalogue read(index, version=...) reads (wheel_index.plan.read_catalog) for the index pip reads, the auto
-    fallback's source plan and the checks after the plan (host_plan.after_plan's answer). Pure given `read`."""
-    args = checked["args"]
-    plan = resolve.resolve_stack(**args)
-    source, confirm = host_plan.index_source(params, plan)
-    if source:
-        # pylint: disable-next=import-outside-toplevel
-        from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import with_index
-        args = host_plan.index_args(args, plan, confirm)
-        found = read(source, version=args["version"])
-        plan = found if found["error"] else with_index(
-            resolve.resolve_stack(catalog=found["catalog"], **args), found)
-    fallback = host_plan.fallback_args(params, args, plan)
-    return host_plan.after_plan(params, checked, plan, fallback and resolve.resolve_stack(**fallback), hashes_text)
-
-
-def plan_and_answer(module, result):
-    """Plan the stack (the index read through ansible.module_utils.urls: imported only now, an adopted stack's
-    converged run has no use for it) and answer whether the host is as asked."""
-    params = module.params
-    if not os.path.exists(params["python"]):
-        module.fail_json(msg="pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
-                             "Python 3.10 or newer." % (params["python"], params["host"]), **result)
-    version_output = "%s %s" % output(module, [params["python"], "--version"])  # stderr on Python 2
-    tls = access.settings(params["ca_path"], params["client_cert"], params["trusted_hosts"], params["proxy"],
-                          params["pip_extra_args"])
-    stats = [{"item": item, "stat": look(item["path"])} for item in host_plan.source_paths(params, tls)]
-    nvcc = os.path.join(params["cuda_home"], "bin", "nvcc")
-    nvcc_output = None
-    if params["method"] != "wheel" and os.path.exists(nvcc):
-        nvcc_output = output(module, [nvcc, "--version"])[0]
-    hashes = ""
-    if params["hashes_file"] and os.path.isfile(params["hashes_file"]):
-        with open(params["hashes_file"]) as handle:
-            hashes = handle.read()
-    uv_found = bool(params["uv"]) and os.path.isfile(params["uv"]) and os.access(params["uv"], os.X_OK)
-    planned = checked = host_plan.check_host(params, version_output, stats, nvcc_output, tls=tls,
-                                             client_cert_text=pem_text(tls["client_cert"]), uv_found=uv_found)
-    if not checked["error"]:
-        # pylint: disable-next=import-outside-toplevel
-        from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import plan as index_plan
-        read = functools.partial(
-            index_plan.read_catalog, python_tag=checked["python_version"], platform=platform.machine(),
-            companions=params["companions"], timeout=params["index_timeout"],
-            offline_fallback=params["offline_fallback"], proxy=tls["proxy"], ca_path=tls["ca_path"],
-            client_cert=tls["client_cert"], trusted_hosts=tls["trusted_hosts"])
-        planned = plan_stack(params, checked, read, hashes)
-    for warning in (planned.get("plan") or {}).get("warnings") or ():
-        if warning.endswith("planned from the version table instead"):  # offline_fallback took over
-            module.warn(warning)
-    error = planned.pop("error")
-    if error:
-        module.fail_json(msg=error, **result)
-    wheelhouse = params["built_wheelhouse"]
-    host_plan.mark_built_wheels(planned, os.listdir(wheelhouse) if wheelhouse and os.path.isdir(wheelhouse) else [])
-    result.update(planned, hashes_text=hashes)
-    venvs = os.path.join(params["root"], "venvs")
-    answer(module, result, [{"stack": plan["stack"], "python": os.path.join(venvs, plan["stack"], "bin", "python"),
-                             "record": converged.stack_record(plan, params["python"]), "expected": plan["expected"]}
-                            for plan in (planned["plan"], planned.get("fallback"))
-                            if plan and not plan.get("error")])
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module.no_log_values.update(secrets(module.params))
+    try:
+        result = answer(module.params, runner(module.get_bin_path, module.run_command), module.warn,
+                        module.check_mode)
+    except PlanCallError as exc:
+        module.fail_json(msg=str(exc), **exc.result)
     module.exit_json(**result)
-
-
-def answer(module, result, candidates):
-    """Fill converged, standing and check: is the stage already as asked?"""
-    params = module.params
-    if not params["root"]:
-        result["standing"] = "to change: no root given"
-        return
-    decided = converged.read_and_decide(
-        params["root"], params["keep"], candidates,
-        {"results": params["check_results"], "code": params["check_code"], "cuda_home": params["check_cuda_home"],
-         "force": params["check_force"], "alias": params["check_alias"], "output_dirs": params["check_output_dirs"],
-         "collection_version": params["check_collection_version"]},
-        params["profile_path"], params["profile_content"])
-    result.update(converged=decided["converged"], standing=decided["standing"], check=decided["check"],
-                  stack=decided["stack"] or "", cuda_check=decided["cuda_check"])
 
 
 if __name__ == "__main__":

@@ -42,8 +42,8 @@ CONVERGED = [
     (FLEET_CHECK, False),
     ("blackwell.pytorch.preflight : Probe the OS, GPUs, driver, Secure Boot, kernel headers, disk and connection "
      "(one read-only call)", False),
-    ("blackwell.pytorch.preflight : Publish blackwell_preflight for the later roles (and the driver and toolkit stages' "
-     "answers, when asked)", False),
+    ("blackwell.pytorch.preflight : Publish blackwell_preflight for the later roles (and the driver, toolkit and PyTorch "
+     "stages' answers, when asked)", False),
     ("blackwell.pytorch.preflight : Refuse what cannot work here (OS, GPU, root for the stages, a driver build "
      "without headers, disk), or report the host", False),
     ("Read GPU and driver facts through NVML (unless the preflight probe already read them there)", False),
@@ -51,12 +51,9 @@ CONVERGED = [
     (DRIVER_SITE, True),
     (TOOLKIT_SITE, True),
     ("NVIDIA Container Toolkit, CDI spec in step with the driver (optional stage `containers`)", True),
-    (PLAN, False),
-    (PYTORCH + "Decide what this host installs (its plan, or the build host's when that one builds) and whether "
-     "it is already as asked", False),
-    (PYTORCH + "Install, check and activate the stack, write the runtime environment, prune (skipped when "
-     "already as asked)", True),
-    # the pytorch role's blackwell_cuda_check answers the fingerprint; the probe's health reading serves
+    # the preflight probe asked the PyTorch stage's question and published what the role would on a host as asked
+    (PYTORCH + "Plan, decide and change (skipped on a host the preflight probe found as asked)", True),
+    # the published blackwell_cuda_check answers the fingerprint; the probe's health reading serves
     (VERIFY + "The steps - own fingerprint call when no published fact answers, check and benchmark when the stored "
      "result does not stand, verdict, container check", False),
     (VERIFY + "Publish the verdict for the play's summary and the fleet report", False),
@@ -102,7 +99,7 @@ def three_runs(tmp_path_factory):
 def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
     ran = _ran(three_runs[1], "ws")
     assert ran == CONVERGED, ran
-    assert len(ran) == 21
+    assert len(ran) == 19
 
 
 def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import sys
 
 import pytest
 from ansible.module_utils import basic
@@ -327,3 +328,43 @@ def test_a_stage_option_that_is_no_option_fails_the_probe(host, run_module):
     assert status == "fail" and result["msg"].startswith("driver: ") and "hold" in result["msg"]
     status, result = run_module(preflight_facts, {"os_family": "Debian", "toolkit": {"host": "x"}})
     assert status == "fail" and result["msg"].startswith("toolkit: ") and "host" in result["msg"]
+
+
+def test_the_pytorch_stage_is_answered_in_the_same_call_with_the_probes_gpus(host, run_module, no_log_values):
+    host.gpu("0000:01:00.0", 0x2B85)
+    host.headers("6.8.0-48-generic")
+    python_version = (0, "Python 3.12.3\n")  # what `python --version` answers (the host's fake programs)
+    host.programs.update({sys.executable: python_version, os.path.basename(sys.executable): python_version})
+    pytorch = {"python": sys.executable, "version": "2.9.1", "channel": "cu128", "keep": 0,
+               "index": "https://lab:T0kenS3cret@mirror.lab/simple"}
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "ws-1",
+                                                  "pytorch": pytorch})
+    assert status == "exit" and result["pytorch_waits"] == "", result
+    answer = result["pytorch"]
+    assert not answer["ok"] and answer["msg"].startswith("pytorch_keep_stacks is 0") and answer["settled"] is None
+    assert result["refused"] == [answer["msg"]] and "T0kenS3cret" in no_log_values
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "ws-1",
+                                                  "pytorch": dict(pytorch, keep=2, index="")})
+    assert result["refused"] == [] and result["pytorch"]["ok"], result
+    assert "GPU 0 (NVIDIA GeForce RTX 5090" in result["pytorch"]["summary"]  # the bus's GPU, no driver loaded
+
+
+def test_the_pytorch_stage_waits_for_a_driver_stage_that_changes_the_driver(host, run_module):
+    host.gpu("0000:18:00.0", 0x2330)
+    host.driver(OPEN_LINE)
+    host.headers("6.8.0-48-generic")
+    host.programs["dpkg-query"] = (0, "nvidia-open\t575.57.08-1\tii \n")
+    driver = {"branch": "580", "manage": "true", "kernel_headers": False, "persistenced": False,
+              "blacklist_nouveau": False, "uu_exclude": False, "hold": False}
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "h100-01",
+                                                  "driver": driver, "pytorch": {"python": sys.executable}})
+    assert status == "exit" and not result["driver"]["converged"], result
+    assert result["pytorch"] is None and result["pytorch_waits"] == "the driver stage changes the driver first"
+
+
+def test_a_pytorch_option_that_is_no_option_fails_the_probe(host, run_module):
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "pytorch": {"python": "/usr/bin/python3",
+                                                                                      "method": "conda"}})
+    assert status == "fail" and result["msg"].startswith("pytorch: ") and "method" in result["msg"]
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "pytorch": {"python": "/x", "host": "y"}})
+    assert status == "fail" and result["msg"].startswith("pytorch: ") and "host" in result["msg"]

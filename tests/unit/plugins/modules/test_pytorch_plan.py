@@ -3,12 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, lifecycle
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint
+import converged_stack
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import plan_call
 from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_plan
 
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -114,7 +113,7 @@ def _python311(tmp_path):
 def test_plans_from_the_index_pip_reads(tmp_path, run_module, monkeypatch):
     import wheel_index_fixture
     tree = wheel_index_fixture.build(str(tmp_path / "indexes"))
-    monkeypatch.setattr(pytorch_plan.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(plan_call.platform, "machine", lambda: "x86_64")
     python = _python311(tmp_path)
     status, result = run_module(pytorch_plan, args(python=python, channel="", index="file://%s/pypi" % tree))
     assert status == "exit" and result["plan"]["pins"] == ["torch==2.9.1", "torchaudio==2.9.1", "torchvision==0.24.1"]
@@ -130,7 +129,7 @@ def test_plans_from_the_index_pip_reads(tmp_path, run_module, monkeypatch):
 
 
 def test_an_unreachable_index_is_refused_unless_the_table_may_stand_in(tmp_path, run_module, monkeypatch):
-    monkeypatch.setattr(pytorch_plan.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(plan_call.platform, "machine", lambda: "x86_64")
     down = "http://lab:S3cret@127.0.0.1:9/whl"  # the discard port: nothing listens
     status, result = run_module(pytorch_plan, args(channel_base=down, index_timeout=2))
     assert status == "fail" and result["msg"].startswith(
@@ -203,26 +202,9 @@ def test_adopting_plans_nothing(tmp_path, run_module):
 
 
 def test_a_host_already_as_asked_returns_the_check_fact_the_verify_role_takes(tmp_path, run_module):
-    root, cuda, results = tmp_path / "pytorch", tmp_path / "cuda", tmp_path / "results"
-    cuda.mkdir()
-    results.mkdir()
-    _status, first = run_module(pytorch_plan, args(root=str(root)))
-    plan = first["plan"]
-    stack = root / "venvs" / plan["stack"]
-    site = stack / "lib" / "python3.12" / "site-packages"
-    site.mkdir(parents=True)
-    (stack / "bin").mkdir()
-    for name, version in plan["expected"].items():
-        (site / ("%s-%s.dist-info" % (name, version))).mkdir()
-    (stack / lifecycle.MARKER).write_text(converged.marker_text(converged.stack_record(plan, sys.executable)))
-    os.symlink("venvs/%s" % plan["stack"], str(root / "current"))
-    python = str(stack / "bin" / "python")
-    current = fingerprint.fingerprint(python, str(cuda), "", code="c0de")
-    (results / "cuda_check.json").write_text(json.dumps({"schema": fingerprint.SCHEMA, "passed": True, "written": "T",
-                                                         "fingerprint": current, "result": {"build": {}}}))
-    check = dict(root=str(root), check_results=str(results / "cuda_check.json"), check_code="c0de",
-                 check_cuda_home=str(cuda), check_alias=str(root / "current" / "bin" / "python"),
-                 check_output_dirs={"verify_results_dir": str(results)}, check_collection_version="0.5.0")
+    _status, first = run_module(pytorch_plan, args(root=str(tmp_path / "pytorch")))
+    check, python, current = converged_stack.make(tmp_path, first["plan"])
+    root, results = tmp_path / "pytorch", tmp_path / "results"
     status, result = run_module(pytorch_plan, args(**check))
     assert status == "exit" and result["converged"], result["standing"]
     fact = result["cuda_check"]

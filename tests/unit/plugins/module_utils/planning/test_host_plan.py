@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan, resolve, role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import table_catalog
-from ansible_collections.blackwell.pytorch.plugins.modules.pytorch_plan import plan_stack
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.plan_call import plan_stack
 
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 NVCC = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.8, V12.8.93\n"

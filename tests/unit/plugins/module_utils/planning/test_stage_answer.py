@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""stage_answer: the PyTorch stage's question answered in the preflight probe's call - when it may be asked, the
+plan with the probe's own GPUs and driver, and what a host found as asked publishes (a real stack in files under
+the test's directory, this interpreter, real commands)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import converged_stack
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import plan_call, stage_answer
+
+HOST = "ws-5090-02"
+RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
+ROOT_USER = {"uid": 0, "name": "root"}
+NVML = {"loaded": True, "version": "580.95.05", "cuda_driver_version": "13.0", "source": "nvml"}
+
+
+def run(argv):
+    """A real command; 127 when its program is absent (as the probe's own run)."""
+    if not shutil.which(argv[0]):
+        return 127, "", "%s: command not found" % argv[0]
+    done = subprocess.run(argv, capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+def options(**changes):
+    """pytorch_plan's defaults but the probe's own options, the GPUs and driver left to the probe."""
+    spec = plan_call.argument_spec()
+    given = dict((name, entry.get("default")) for name, entry in spec.items() if name not in plan_call.PROBE_SUPPLIED)
+    given.update(dict((name, None) for name in plan_call.PROBE_FILLED))
+    given.update(python=sys.executable, version="2.9.1", channel="cu128")
+    given.update(changes)
+    return given
+
+
+def ask(given, loaded=None, gpus=(RTX_5090,)):
+    warned = []
+    return stage_answer.answer(given, HOST, ROOT_USER, list(gpus), NVML if loaded is None else loaded, run, warned.append)
+
+
+def test_it_waits_for_every_stage_before_it_that_changes_its_inputs():
+    given = options()
+    assert stage_answer.asked_after(None, None, None, NVML, given) == ""
+    assert stage_answer.asked_after({"converged": True}, {"converged": True}, {"ready": True}, NVML, given) == ""
+    assert stage_answer.asked_after({"converged": False}, None, None, NVML, given) == \
+        "the driver stage changes the driver first"
+    assert stage_answer.asked_after(None, {"converged": False}, None, NVML, given) == \
+        "the toolkit stage changes the toolkits first"
+    assert stage_answer.asked_after(None, None, {"ready": False}, NVML, options(installer="uv")) == \
+        "the tools venv (uv) is completed first"
+    # pip installs, or nothing is installed (adopting): the venv's NVML is covered by the facts' source below
+    assert stage_answer.asked_after(None, None, {"ready": False}, NVML, given) == ""
+    assert stage_answer.asked_after(None, None, {"ready": False}, NVML, options(installer="uv", adopt_path="/env")) == ""
+    procfs = dict(NVML, source="procfs")
+    assert stage_answer.asked_after(None, None, None, procfs, given) == "the GPU facts are read again through NVML first"
+    # the GPUs and the driver's CUDA set: the facts read later change nothing; no driver loaded: they read the same bus
+    assert stage_answer.asked_after(None, None, None, procfs, options(gpus=[RTX_5090], driver_cuda="13.0")) == ""
+    assert stage_answer.asked_after(None, None, None, {"loaded": False, "source": "none"}, given) == ""
+
+
+def test_the_gpus_and_the_drivers_cuda_are_the_probes_own_unless_set():
+    filled = ask(options())
+    assert filled["ok"] and filled["plan"]["stack"] == "torch-2.9.1-cu128" and filled["settled"] is None
+    given = ask(options(gpus=[RTX_5090], driver_cuda="13.0"), loaded={"loaded": False}, gpus=())
+    assert given["plan"] == filled["plan"] and given["summary"] == filled["summary"]
+    assert "GPU 0 (NVIDIA GeForce RTX 5090" in filled["summary"]
+    none = ask(options(), loaded={"loaded": False}, gpus=())
+    assert "GPU 0" not in none["summary"]
+
+
+def test_a_refusal_is_the_answer_with_the_message_the_stage_fails_with(tmp_path):
+    refused = ask(options(keep=0))
+    assert not refused["ok"] and refused["msg"].startswith("pytorch_keep_stacks is 0: keep at least 1")
+    assert refused["settled"] is None
+    missing = ask(options(python=str(tmp_path / "none")))
+    assert not missing["ok"] and missing["msg"].startswith("pytorch_python %s is not there on %s" % (tmp_path / "none", HOST))
+    assert missing["refusals"] == [] and not missing["converged"]
+    alice = stage_answer.answer(options(), HOST, {"uid": 1000, "name": "alice"}, [RTX_5090], NVML, run, print)
+    assert not alice["ok"] and alice["msg"].startswith("%s: " % HOST)
+
+
+def test_a_host_found_as_asked_is_settled_with_what_the_role_publishes(tmp_path):
+    plan = ask(options(root=str(tmp_path / "pytorch")))["plan"]
+    check, python, _current = converged_stack.make(tmp_path, plan)
+    found = ask(options(**check))
+    assert found["ok"] and found["converged"], found["standing"]
+    settled = found["settled"]
+    assert settled["cuda_check"] == found["cuda_check"] and settled["cuda_check"]["pythons"][0] == python
+    assert settled["published"] == {
+        "stack": "torch-2.9.1-cu128", "python": str(tmp_path / "pytorch" / "current" / "bin" / "python"),
+        "torch": "2.9.1", "channel": "cu128", "method": "wheel", "converged": True,
+        "check": {"reused": True, "build": {}}, "source": None}
+    # another host builds for the play: the role decides, reading that host's plan
+    assert ask(options(build_host="builder", play_hosts=[HOST, "builder"], **check))["settled"] is None
+    assert ask(options(build_host=HOST, play_hosts=[HOST], **check))["settled"] is not None
+
+
+def test_an_adopted_environment_is_settled_without_a_plan(tmp_path):
+    adopted = ask(options(python=str(tmp_path / "none"), root=str(tmp_path / "pytorch"), adopt_path=str(tmp_path / "env")))
+    assert adopted["ok"] and "plan" not in adopted and not adopted["converged"] and adopted["settled"] is None
