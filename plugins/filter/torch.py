@@ -86,6 +86,13 @@ def torch_check_policy(gpus, min_verdict="", require=()):
                 [text(r) for r in as_list(require, "require", name)])
 
 
+def torch_profile(current, module_loading="LAZY", alloc_conf="", allow_tf32=False, managed="Ansible managed"):
+    """The text of the role's profile.d file (role_steps.profile_text)."""
+    name = "torch_profile"
+    return call(name, role_steps.profile_text, text(current), text(module_loading), text(alloc_conf),
+                as_bool(allow_tf32, "allow_tf32", name), text(managed))
+
+
 def torch_published(state, plan=None, steps=None, check=None, current="", build=None):
     """The blackwell_pytorch fact (role_steps.published)."""
     name = "torch_published"
@@ -109,4 +116,5 @@ class FilterModule(object):
             "torch_pip_args": torch_pip_args,
             "torch_check_policy": torch_check_policy,
             "torch_published": torch_published,
+            "torch_profile": torch_profile,
         }

@@ -14,8 +14,9 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint
 
 
-def make(tmp_path, plan, code="c0de"):
-    """(check options, the stack's python, its fingerprint) for `plan` made current under tmp_path/pytorch."""
+def make(tmp_path, plan, code="c0de", python=sys.executable):
+    """(check options, the stack's python, its fingerprint) for `plan` made current under tmp_path/pytorch, its
+    marker recording `python` (pytorch_python) as the interpreter that made it."""
     root, cuda, results = tmp_path / "pytorch", tmp_path / "cuda", tmp_path / "results"
     cuda.mkdir()
     results.mkdir()
@@ -25,13 +26,13 @@ def make(tmp_path, plan, code="c0de"):
     (stack / "bin").mkdir()
     for name, version in plan["expected"].items():
         (site / ("%s-%s.dist-info" % (name, version))).mkdir()
-    (stack / lifecycle.MARKER).write_text(converged.marker_text(converged.stack_record(plan, sys.executable)))
+    (stack / lifecycle.MARKER).write_text(converged.marker_text(converged.stack_record(plan, python)))
     os.symlink("venvs/%s" % plan["stack"], str(root / "current"))
-    python = str(stack / "bin" / "python")
-    current = fingerprint.fingerprint(python, str(cuda), "", code=code)
+    stack_python = str(stack / "bin" / "python")
+    current = fingerprint.fingerprint(stack_python, str(cuda), "", code=code)
     (results / "cuda_check.json").write_text(json.dumps({"schema": fingerprint.SCHEMA, "passed": True, "written": "T",
                                                          "fingerprint": current, "result": {"build": {}}}))
     check = dict(root=str(root), check_results=str(results / "cuda_check.json"), check_code=code,
                  check_cuda_home=str(cuda), check_alias=str(root / "current" / "bin" / "python"),
                  check_output_dirs={"verify_results_dir": str(results)}, check_collection_version="0.5.0")
-    return check, python, current
+    return check, stack_python, current

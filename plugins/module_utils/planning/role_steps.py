@@ -11,6 +11,8 @@ masks them). Python 3.9, no Ansible import.
 """
 from __future__ import annotations
 
+import shlex
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged
 
 FAMILY = ("torch", "torchvision", "torchaudio")
@@ -152,6 +154,21 @@ def check_policy(gpus, min_verdict, require):
     if gpus:
         return {"min_verdict": min_verdict or "", "require": list(require or ())}
     return {"min_verdict": "", "require": [item for item in require or () if item in GPULESS_REQUIRE]}
+
+
+def profile_text(current, module_loading, alloc_conf, allow_tf32=False, managed="Ansible managed"):
+    """The text of /etc/profile.d/pytorch.sh (pytorch_profile_path): the stack `current` points to and the runtime
+    settings, each value shell-quoted. The role writes it and pytorch_plan compares it, so both take it from here."""
+    lines = ["# %s (blackwell.pytorch role pytorch)" % managed,
+             "# PyTorch runtime settings (docs/domain.md section 6). Activate the stack with:",
+             "#   . %s/bin/activate" % current,
+             "export PYTORCH_STACK=%s" % shlex.quote(current),
+             "export CUDA_MODULE_LOADING=%s" % shlex.quote(module_loading),
+             "export PYTORCH_CUDA_ALLOC_CONF=%s" % shlex.quote(alloc_conf)]
+    if allow_tf32:
+        lines += ["# TF32 matmuls (pytorch_allow_tf32: true): faster, changes numerics.",
+                  "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1"]
+    return "\n".join(lines) + "\n"
 
 
 def published(state, plan, steps, check, current, build=None):

@@ -4,7 +4,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, role_steps, source_build
 from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
@@ -42,8 +42,19 @@ def test_the_reported_plan_through_the_filter():
 
 def test_every_filter_is_there():
     assert sorted(F) == ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary",
-                         "torch_gate_failure", "torch_max_jobs", "torch_pip_args", "torch_plan", "torch_published",
-                         "torch_role_state"]
+                         "torch_gate_failure", "torch_max_jobs", "torch_pip_args", "torch_plan", "torch_profile",
+                         "torch_published", "torch_role_state"]
+
+
+def test_profile_shell():
+    base = {"current": "/opt/pytorch/current", "module_loading": "LAZY", "alloc_conf": "expandable_segments:True",
+            "allow_tf32": False, "managed": "Ansible managed"}
+    result = assert_each_argument_matters(F["torch_profile"], base, {
+        "current": "/srv/torch/current", "module_loading": "EAGER", "alloc_conf": "", "allow_tf32": "true",
+        "managed": "Lab managed"})
+    assert result == role_steps.profile_text("/opt/pytorch/current", "LAZY", "expandable_segments:True")
+    with pytest.raises(AnsibleFilterError, match="^torch_profile: allow_tf32 must be a boolean"):
+        F["torch_profile"]("/opt/pytorch/current", allow_tf32="perhaps")
 
 
 def test_plan_reads_versions_with_packaging():

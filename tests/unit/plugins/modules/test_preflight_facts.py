@@ -363,8 +363,8 @@ def test_the_pytorch_stage_waits_for_a_driver_stage_that_changes_the_driver(host
 
 
 def test_a_pytorch_option_that_is_no_option_fails_the_probe(host, run_module):
-    status, result = run_module(preflight_facts, {"os_family": "Debian", "pytorch": {"python": "/usr/bin/python3",
-                                                                                      "method": "conda"}})
+    bad = {"python": "/usr/bin/python3", "method": "conda"}
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "pytorch": bad})
     assert status == "fail" and result["msg"].startswith("pytorch: ") and "method" in result["msg"]
     status, result = run_module(preflight_facts, {"os_family": "Debian", "pytorch": {"python": "/x", "host": "y"}})
     assert status == "fail" and result["msg"].startswith("pytorch: ") and "host" in result["msg"]

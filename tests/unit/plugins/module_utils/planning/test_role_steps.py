@@ -178,3 +178,19 @@ def test_published_source_build():
     skipped = rs.published(state, dict(SOURCE, built_wheel=wheel), state["steps"], None, "/c",
                            {"skipped": True, "changed": False})
     assert skipped["source"] == {"wheel": wheel, "built": False, "reports": []}
+
+
+def test_the_profile_text_is_the_stack_and_the_runtime_settings_shell_quoted():
+    assert rs.profile_text("/opt/pytorch/current", "LAZY", "expandable_segments:True") == (
+        "# Ansible managed (blackwell.pytorch role pytorch)\n"
+        "# PyTorch runtime settings (docs/domain.md section 6). Activate the stack with:\n"
+        "#   . /opt/pytorch/current/bin/activate\n"
+        "export PYTORCH_STACK=/opt/pytorch/current\n"
+        "export CUDA_MODULE_LOADING=LAZY\n"
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n")
+    text = rs.profile_text("/opt/py torch/current", "EAGER", "a b'c", allow_tf32=True, managed="Lab managed")
+    assert text.splitlines()[0] == "# Lab managed (blackwell.pytorch role pytorch)"
+    assert "export PYTORCH_STACK='/opt/py torch/current'\n" in text
+    assert "export PYTORCH_CUDA_ALLOC_CONF='a b'\"'\"'c'\n" in text
+    assert text.endswith("# TF32 matmuls (pytorch_allow_tf32: true): faster, changes numerics.\n"
+                         "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1\n")

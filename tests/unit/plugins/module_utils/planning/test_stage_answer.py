@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
+
+import pytest
 
 import converged_stack
 
@@ -28,12 +29,21 @@ def run(argv):
     return done.returncode, done.stdout, done.stderr
 
 
-def options(**changes):
+@pytest.fixture
+def python(tmp_path):
+    """pytorch_python: an interpreter that says it is 3.11 (the plan reads only its --version)."""
+    path = tmp_path / "python3.11"
+    path.write_text("#!/bin/sh\necho 'Python 3.11.9'\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def options(python="/usr/bin/python3", **changes):
     """pytorch_plan's defaults but the probe's own options, the GPUs and driver left to the probe."""
     spec = plan_call.argument_spec()
     given = dict((name, entry.get("default")) for name, entry in spec.items() if name not in plan_call.PROBE_SUPPLIED)
     given.update(dict((name, None) for name in plan_call.PROBE_FILLED))
-    given.update(python=sys.executable, version="2.9.1", channel="cu128")
+    given.update(python=python, version="2.9.1", channel="cu128")
     given.update(changes)
     return given
 
@@ -63,43 +73,43 @@ def test_it_waits_for_every_stage_before_it_that_changes_its_inputs():
     assert stage_answer.asked_after(None, None, None, {"loaded": False, "source": "none"}, given) == ""
 
 
-def test_the_gpus_and_the_drivers_cuda_are_the_probes_own_unless_set():
-    filled = ask(options())
+def test_the_gpus_and_the_drivers_cuda_are_the_probes_own_unless_set(python):
+    filled = ask(options(python))
     assert filled["ok"] and filled["plan"]["stack"] == "torch-2.9.1-cu128" and filled["settled"] is None
-    given = ask(options(gpus=[RTX_5090], driver_cuda="13.0"), loaded={"loaded": False}, gpus=())
+    given = ask(options(python, gpus=[RTX_5090], driver_cuda="13.0"), loaded={"loaded": False}, gpus=())
     assert given["plan"] == filled["plan"] and given["summary"] == filled["summary"]
     assert "GPU 0 (NVIDIA GeForce RTX 5090" in filled["summary"]
-    none = ask(options(), loaded={"loaded": False}, gpus=())
+    none = ask(options(python), loaded={"loaded": False}, gpus=())
     assert "GPU 0" not in none["summary"]
 
 
-def test_a_refusal_is_the_answer_with_the_message_the_stage_fails_with(tmp_path):
-    refused = ask(options(keep=0))
+def test_a_refusal_is_the_answer_with_the_message_the_stage_fails_with(tmp_path, python):
+    refused = ask(options(python, keep=0))
     assert not refused["ok"] and refused["msg"].startswith("pytorch_keep_stacks is 0: keep at least 1")
     assert refused["settled"] is None
-    missing = ask(options(python=str(tmp_path / "none")))
+    missing = ask(options(str(tmp_path / "none")))
     assert not missing["ok"] and missing["msg"].startswith("pytorch_python %s is not there on %s" % (tmp_path / "none", HOST))
     assert missing["refusals"] == [] and not missing["converged"]
-    alice = stage_answer.answer(options(), HOST, {"uid": 1000, "name": "alice"}, [RTX_5090], NVML, run, print)
+    alice = stage_answer.answer(options(python), HOST, {"uid": 1000, "name": "alice"}, [RTX_5090], NVML, run, print)
     assert not alice["ok"] and alice["msg"].startswith("%s: " % HOST)
 
 
-def test_a_host_found_as_asked_is_settled_with_what_the_role_publishes(tmp_path):
-    plan = ask(options(root=str(tmp_path / "pytorch")))["plan"]
-    check, python, _current = converged_stack.make(tmp_path, plan)
-    found = ask(options(**check))
+def test_a_host_found_as_asked_is_settled_with_what_the_role_publishes(tmp_path, python):
+    plan = ask(options(python, root=str(tmp_path / "pytorch")))["plan"]
+    check, stack_python, _current = converged_stack.make(tmp_path, plan, python=python)
+    found = ask(options(python, **check))
     assert found["ok"] and found["converged"], found["standing"]
     settled = found["settled"]
-    assert settled["cuda_check"] == found["cuda_check"] and settled["cuda_check"]["pythons"][0] == python
+    assert settled["cuda_check"] == found["cuda_check"] and settled["cuda_check"]["pythons"][0] == stack_python
     assert settled["published"] == {
         "stack": "torch-2.9.1-cu128", "python": str(tmp_path / "pytorch" / "current" / "bin" / "python"),
         "torch": "2.9.1", "channel": "cu128", "method": "wheel", "converged": True,
         "check": {"reused": True, "build": {}}, "source": None}
     # another host builds for the play: the role decides, reading that host's plan
-    assert ask(options(build_host="builder", play_hosts=[HOST, "builder"], **check))["settled"] is None
-    assert ask(options(build_host=HOST, play_hosts=[HOST], **check))["settled"] is not None
+    assert ask(options(python, build_host="builder", play_hosts=[HOST, "builder"], **check))["settled"] is None
+    assert ask(options(python, build_host=HOST, play_hosts=[HOST], **check))["settled"] is not None
 
 
 def test_an_adopted_environment_is_settled_without_a_plan(tmp_path):
-    adopted = ask(options(python=str(tmp_path / "none"), root=str(tmp_path / "pytorch"), adopt_path=str(tmp_path / "env")))
+    adopted = ask(options(str(tmp_path / "none"), root=str(tmp_path / "pytorch"), adopt_path=str(tmp_path / "env")))
     assert adopted["ok"] and "plan" not in adopted and not adopted["converged"] and adopted["settled"] is None
