@@ -242,7 +242,7 @@ def test_runbook_quotes_the_index_messages(tmp_path):
 
 @pytest.mark.parametrize("task_file, template, example", [
     ("roles/verify/tasks/verdict.yml",
-     "{{ inventory_hostname }}: verification failed ({{ _verify_results }}): {{ __verify_document.message }}",
+     "{{ inventory_hostname }}: verification failed ({{ _verify_results }}): {{ blackwell_verify.message }}",
      "ws-5090-02: verification failed (/var/lib/blackwell-pytorch/verify.json): 1 benchmark gate(s) failed"),
     ("roles/nvidia_driver/tasks/repo.yml", "is not trusted on {{ inventory_hostname }}:",
      "is not trusted on ws-5090-02: key(s) not in the pinned list"),
