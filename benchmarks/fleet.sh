@@ -103,8 +103,10 @@ for n in $sizes; do
   fi
 done
 grep -h '^TASK COUNTS' "$work/converged-${sizes##* }.log" || true
-echo "converged on one host, where the time goes (task_times):"
-sed -n '/^TASK TIMES/,$p' "$work/converged-${sizes%% *}.log" | head -n "$(( ${TASK_TIMES_TOP:-12} + 2 ))"
+for n in $(printf '%s\n' ${sizes%% *} ${sizes##* } | uniq); do
+  echo "converged on $n host(s), where the time goes (task_times, the seconds of each task over all the hosts):"
+  sed -n '/^TASK TIMES/,$p' "$work/converged-$n.log" | head -n "$(( ${TASK_TIMES_TOP:-12} + 2 ))"
+done
 if [ -n "${FLEET_PROFILE:-}" ]; then  # where the controller's main process spends a converged run of the last size
   echo "controller process, converged run of ${sizes##* } hosts (cProfile, by own time):"
   "$py" -c 'import pstats, sys; s = pstats.Stats(sys.argv[1]); s.sort_stats("tottime").print_stats(20); s.sort_stats("cumulative").print_stats(45)' \

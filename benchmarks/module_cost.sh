@@ -41,6 +41,6 @@ for payload in $(find "$work/remote" -name 'AnsiballZ_*.py' | sort); do
   median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
   printf '%-34s %8s\n' "$name" "$(awk -v m="$median" 'BEGIN { printf "%.3f", m / 1000 }')"
   if [ "$profile" = 1 ]; then
-    "$py" benchmarks/payload_profile.py "$payload" || true
+    "$py" benchmarks/payload_profile.py --top "${PAYLOAD_TOP:-12}" --imports "${PAYLOAD_IMPORTS:-0}" "$payload" || true
   fi
 done

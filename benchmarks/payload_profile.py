@@ -1,11 +1,12 @@
 """Where one kept module payload (AnsiballZ_*.py) spends its time: imports, commands, the rest.
 
-    python3 benchmarks/payload_profile.py PAYLOAD [--top 12]
+    python3 benchmarks/payload_profile.py PAYLOAD [--top 12] [--imports 0]
 
 Runs the payload in this interpreter under cProfile (its JSON result is discarded) and prints the
 seconds in imports, in child processes (run_command / subprocess), and the functions of the collection
 and of the commands it ran with the most cumulative time. benchmarks/module_cost.sh -P calls it for
-each payload of a converged run.
+each payload of a converged run. --imports N: also the N imports with the most cumulative time, from
+a second run under `python -X importtime` (the top-level ones only: what the payload itself imports).
 """
 import argparse
 import contextlib
@@ -14,6 +15,7 @@ import io
 import os
 import pstats
 import runpy
+import subprocess
 import sys
 
 
@@ -44,10 +46,24 @@ def rows(stats):
     return out
 
 
+def slow_imports(payload, count):
+    """The `count` top-level imports with the most cumulative microseconds, from -X importtime."""
+    run = subprocess.run([sys.executable, "-X", "importtime", payload], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, universal_newlines=True, check=False)
+    top = []
+    for line in run.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and line.startswith("import time:") and parts[1].strip().isdigit():
+            if not parts[2].startswith("  "):  # nested imports are indented by two more spaces
+                top.append((int(parts[1]), parts[2].strip()))
+    return sorted(top, reverse=True)[:count]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("payload")
     parser.add_argument("--top", type=int, default=12)
+    parser.add_argument("--imports", type=int, default=0)
     args = parser.parse_args()
     stats = profile(args.payload)
     table = rows(stats)
@@ -62,6 +78,8 @@ def main():
                              "exec_module", "_call_with_frames_removed", "main", "run_module", "invoke_module")]
     for cum, calls, name, _path, _func in sorted(mine, reverse=True)[: args.top]:
         print("  %8.3f s %6d  %s" % (cum, calls, name))
+    for micro, name in slow_imports(args.payload, args.imports):
+        print("  %8.3f s import  %s" % (micro / 1e6, name))
 
 
 if __name__ == "__main__":

@@ -293,7 +293,8 @@ pytorch:
     - With O(pytorch) answered, M(blackwell.pytorch.pytorch_plan)'s result for this host (C(plan), C(converged), ...) with
       C(ok) (no refusal; else C(msg)) and C(settled), else null.
     - C(settled), on a host found as asked whose plan is its own (no other C(build_host)), is what the pytorch role
-      publishes there - C(published) (C(blackwell_pytorch)) and C(cuda_check) (C(blackwell_cuda_check)); else null.
+      publishes there - C(published) (C(blackwell_pytorch)); its C(blackwell_cuda_check) is the answer's C(cuda_check).
+      Else null.
   returned: always
   type: dict
 pytorch_waits:

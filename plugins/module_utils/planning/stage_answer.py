@@ -36,8 +36,9 @@ def asked_after(driver, toolkit, tools, loaded, options):
 
 def settled(result, params):
     """What the role publishes on a host found as asked whose plan is its own (role_steps.role_state without a
-    build host's plan): {"published": blackwell_pytorch, "cuda_check": blackwell_cuda_check}; None otherwise (the
-    role then decides, reading the build host's plan)."""
+    build host's plan): {"published": blackwell_pytorch} (blackwell_cuda_check is the answer's own `cuda_check`, not
+    repeated: every copy is carried to the controller and kept per host); None otherwise (the role then decides,
+    reading the build host's plan)."""
     if not result.get("ok") or not result.get("converged"):
         return None
     adopting = bool(params.get("adopt_path"))
@@ -49,7 +50,7 @@ def settled(result, params):
     check = dict(result.get("check") or {}, reused=True)
     published = role_steps.published(state, None if adopting else state["plan"], state["steps"], check,
                                      "%s/current" % params["root"])
-    return {"published": published, "cuda_check": result.get("cuda_check") or None}
+    return {"published": published}
 
 
 def answer(options, host, user, gpus, loaded, run, warn, check_mode=False):

@@ -1,16 +1,17 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The tasks a host pays for in playbooks/site.yml: the stage roles are imported, not included.
+"""The tasks a host pays for in playbooks/site.yml: the stages between the preflight and verify are one include,
+skipped on a host where none has work.
 
 Every task costs each host a worker, skipped ones included, so a converged site.yml is as fast as its task
 list is short. Three runs of site.yml on this machine with the pytorch and verify stages (the unit layer's CPU
 torch venv adopted, verify on the CPU; the tools role left out by its tag: it would build a venv from an
 index): the second is converged and its task list per host is pinned here; the third, in check mode, runs
-the same list. The driver and toolkit stages are off, so each task of their roles is skipped, and the
-summary says they did not run; each is its `site` entry point's one task (the preflight probe answers its
-question when it runs). The static list (`--list-tasks`) shows the roles' tasks in the play and a
-role's tags selecting its tasks there.
+the same list. The first installs the stack: the stages' include runs, and inside it the driver and toolkit
+stages, which are off, are each their `site` entry point's one task, skipped. No driver is loaded here, so the
+probe's GPU facts are final and the facts stage has no work either. The static list (`--list-tasks`) shows the
+include and no stage role's task.
 """
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ TOOLKIT_SITE = TOOLKIT + ("Install, point /usr/local/cuda, write profile.d and c
                           "different; the whole role where it did not answer)")
 PLAN = (PYTORCH + "Check the request, interpreter, files and toolkit; plan the stack from the index pip reads; "
         "is the host already as asked?")
-# The converged run of one host: (task, skipped). No task only includes a stage role.
+STAGES = "The stages with work on this host (tools, GPU facts, driver, toolkit, containers, PyTorch)"
+# The converged run of one host: (task, skipped).
 CONVERGED = [
     ("Validate the stages and the inputs of the stages this play runs (each role's meta/argument_specs.yml)", False),
     (FLEET_CHECK, False),
@@ -46,13 +48,9 @@ CONVERGED = [
      "stages' answers, when asked)", False),
     ("blackwell.pytorch.preflight : Refuse what cannot work here (OS, GPU, root for the stages, a driver build "
      "without headers, disk), or report the host", False),
-    ("Read GPU and driver facts through NVML (unless the preflight probe already read them there)", False),
-    # the driver and toolkit stages are off: their `site` entry points' one task each, skipped
-    (DRIVER_SITE, True),
-    (TOOLKIT_SITE, True),
-    ("NVIDIA Container Toolkit, CDI spec in step with the driver (optional stage `containers`)", True),
-    # the preflight probe asked the PyTorch stage's question and published what the role would on a host as asked
-    (PYTORCH + "Plan, decide and change (skipped on a host the preflight probe found as asked)", True),
+    # the probe found every stage as asked (the PyTorch stage's question settled; driver and toolkit off; the tools
+    # left out; no driver loaded, so its GPU facts are final): one skipped task for the stages
+    (STAGES, True),
     # the published blackwell_cuda_check answers the fingerprint; the probe's health reading serves
     (VERIFY + "The steps - own fingerprint call when no published fact answers, check and benchmark when the stored "
      "result does not stand, verdict, container check", False),
@@ -96,10 +94,19 @@ def three_runs(tmp_path_factory):
     return runs
 
 
-def test_a_converged_host_pays_no_include_task_for_its_stages(three_runs):
+def test_a_converged_host_pays_one_skipped_task_for_its_stages(three_runs):
     ran = _ran(three_runs[1], "ws")
     assert ran == CONVERGED, ran
-    assert len(ran) == 19
+    assert len(ran) == 15
+
+
+def test_the_first_run_enters_the_stages_where_a_roles_tag_selects_its_tasks(three_runs):
+    ran = _ran(three_runs[0], "ws")
+    assert (STAGES, False) in ran, ran
+    # the stages that are off: their `site` entry point's one task, skipped; the tools left out by their tag
+    assert (DRIVER_SITE, True) in ran and (TOOLKIT_SITE, True) in ran, ran
+    assert not [name for name, _skipped in ran if name.startswith("blackwell.pytorch.tools")], ran
+    assert [name for name, skipped in ran if name.startswith(PYTORCH) and not skipped], ran
 
 
 def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
@@ -127,19 +134,19 @@ def _list_tasks(*args):
     return lines[lines.index("tasks:") + 1:]
 
 
-def test_the_stage_roles_tasks_are_the_plays_own_and_only_the_container_stage_is_included():
+def test_the_static_list_shows_the_stages_include_and_no_stage_roles_task():
     tasks = _list_tasks()
-    for prefix in (DRIVER, TOOLKIT, PYTORCH, VERIFY, FLEET):
+    assert STAGES in tasks, tasks
+    for prefix in (DRIVER, TOOLKIT, PYTORCH, "blackwell.pytorch.tools : "):
+        assert not any(name.startswith(prefix) for name in tasks), (prefix, tasks)
+    for prefix in (VERIFY, FLEET):
         assert any(name.startswith(prefix) for name in tasks), (prefix, tasks)
-    includes = ("NVIDIA driver (", "CUDA toolkit", "PyTorch stack, activated", "Verify the stack (", "Fleet report on")
-    assert not [name for name in tasks if name.startswith(includes)], tasks
-    assert "NVIDIA Container Toolkit, CDI spec in step with the driver (optional stage `containers`)" in tasks
 
 
-def test_a_roles_tag_selects_its_tasks_in_site_yml():
+def test_the_stages_include_is_listed_whatever_tags_select():
     assert _list_tasks("--tags", "nvidia_driver_preflight") == [
         "Validate the stages and the inputs of the stages this play runs (each role's meta/argument_specs.yml)",
-        DRIVER_SITE,
+        STAGES,
         "Summary of this host (GPUs, driver, stages)"]
 
 

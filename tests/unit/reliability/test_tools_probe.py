@@ -6,7 +6,7 @@ role trusts it: a converged venv costs the role one skipped task, a venv that la
 its build. The hosts' Python is a bare venv without nvidia-ml-py, as a lab host's system Python: the probe then reads
 NVML through the tools venv's pynvml (the real nvidia-ml-py module, which finds no NVIDIA library here).
 
-One check-mode run of playbooks/site.yml without stages (preflight, tools and the facts run) over two names of this
+One check-mode run of playbooks/site.yml without stages (the preflight runs; the tools where they have work) over two names of this
 machine, each with its own tools venv built with `python -m venv` and filled by pip from small wheels."""
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import tools_venv_fixture as tv
 from playbook import ROOT, outcome, results, run
 
 TOOLS_CHECK = "blackwell.pytorch.tools : Check what the tools venv holds (the pins, uv; pynvml imports)"
+STAGES = "The stages with work on this host (tools, GPU facts, driver, toolkit, containers, PyTorch)"
 TOOLS_ENTRY = "Check the tools venv and build what it lacks (skipped when the preflight probe found it holding the pins)"
 
 
@@ -55,7 +56,9 @@ def test_a_converged_venv_costs_the_tools_role_one_skipped_task(site_run):
     result = outcome(stdout, "converged")
     assert result["failed_task"] is None and result["changed_before"] == [], result
     assert not any(name.startswith("blackwell.pytorch.tools") for name in result["tasks"]), result["tasks"]
-    assert _result(stdout, TOOLS_ENTRY, "converged").get("skipped") is True
+    # no stage has work here (none asked, the venv holds its pins, no driver loaded): one skipped task for them all
+    assert _result(stdout, STAGES, "converged").get("skipped") is True
+    assert not [name for name, by_host in results(stdout) if name.endswith(TOOLS_ENTRY) and "converged" in by_host]
     probe = _result(stdout, "Probe the OS, GPUs, driver, Secure Boot, kernel headers, disk and connection "
                             "(one read-only call)", "converged")
     assert probe["tools"] == {"venv": venv["path"], "requirements": [tv.NVML, tv.UV], "ready": True, "reason": "",
@@ -63,10 +66,10 @@ def test_a_converged_venv_costs_the_tools_role_one_skipped_task(site_run):
     # the probe's own Python has no nvidia-ml-py: it read NVML through the venv's (no NVIDIA library on this machine)
     assert probe["python"] == {"executable": site_run["bare"]["python"], "pynvml": False, "nvml_from": "tools"}
     assert "not installed" not in (probe["ansible_facts"]["nvidia_driver"]["nvml_error"] or "")
-    # blackwell_tools_python is the venv's interpreter: the facts task ran with it
-    facts = _result(stdout, "Read GPU and driver facts through NVML (unless the preflight probe already read them there)",
-                    "converged")
-    assert facts["ansible_facts"]["nvidia_driver"]["python"] == venv["python"]
+    # no driver is loaded, so the probe's facts are final: gpu_facts (with blackwell_tools_python) is not asked again
+    assert probe["ansible_facts"]["nvidia_driver"]["loaded"] is False
+    assert [host for name, by_host in results(stdout) if name.startswith("Read GPU and driver facts")
+            for host, result in by_host.items() if not result.get("skipped")] == []
 
 
 def test_a_venv_that_lacks_a_pin_runs_the_check_and_the_build(site_run):

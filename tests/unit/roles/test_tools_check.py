@@ -91,12 +91,12 @@ def test_the_role_runs_this_file_with_the_venvs_interpreter():
     with open(os.path.join(ROOT, "roles", "tools", "vars", "main.yml")) as handle:
         role_vars = yaml.safe_load(handle)
     assert role_vars["_tools_check_program"] == "{{ lookup('ansible.builtin.file', 'tools_check.py') }}"
-    assert role_vars["_tools_check_python"] == "{{ blackwell_tools_venv }}/bin/python"
     with open(os.path.join(ROOT, "roles", "tools", "tasks", "check.yml")) as handle:
         tasks = yaml.safe_load(handle)
-    assert tasks[0]["ansible.builtin.command"]["argv"] == "{{ [_tools_check_python, '-c', _tools_check_program] + _tools_packages }}"
+    assert tasks[0]["ansible.builtin.command"]["argv"] == "{{ [blackwell_tools_venv ~ '/bin/python', '-c', _tools_check_program] + _tools_packages }}"
     # the role's one task includes the check unless the preflight probe found the venv holding the pins
     with open(os.path.join(ROOT, "roles", "tools", "tasks", "main.yml")) as handle:
         entry = yaml.safe_load(handle)
     assert [task["ansible.builtin.include_tasks"]["file"] for task in entry] == ["check.yml"]
-    assert entry[0]["when"] == "_tools_venv_wanted | bool and not _tools_probe_ready | bool"
+    assert entry[0]["when"] == "_tools_work | bool"
+    assert role_vars["_tools_work"] == "{{ _tools_venv_wanted | bool and not _tools_probe_ready | bool }}"
