@@ -7,9 +7,10 @@ For the benchmark scripts in this folder (not shipped in the collection). Enable
   ANSIBLE_CALLBACK_PLUGINS=benchmarks/callback_plugins ANSIBLE_CALLBACKS_ENABLED=task_counts
 A task counts once per host it reached (ok, changed, skipped or failed; an include counts as one task, a
 loop as one task). A task is a module call unless its action runs on the controller only (set_fact, assert, debug,
-include_*, meta, ...). With TASK_COUNTS_JSON set, the figures are written to
+include_*, meta, ...). Also the bytes of each host's results as JSON (every result is carried to the controller's
+main process, which handles them one at a time), with the three largest tasks. With TASK_COUNTS_JSON set, the figures are written to
 that file as JSON: {"hosts": {host: {"tasks", "ok", "changed", "skipped", "failed", "modules",
-"roles": {role: tasks}}}}.
+"roles": {role: tasks}, "result_bytes", "largest": {task: bytes}}}}.
 """
 from __future__ import annotations
 
@@ -54,7 +55,11 @@ class CallbackModule(CallbackBase):
     def _count(self, result, outcome):
         task = result._task
         host = self._hosts.setdefault(result._host.get_name(), {
-            "tasks": 0, "ok": 0, "changed": 0, "skipped": 0, "failed": 0, "modules": 0, "roles": {}})
+            "tasks": 0, "ok": 0, "changed": 0, "skipped": 0, "failed": 0, "modules": 0, "roles": {},
+            "result_bytes": 0, "largest": {}})
+        size = len(json.dumps(result._result, default=str))
+        host["result_bytes"] += size
+        host["largest"][task.get_name()] = host["largest"].get(task.get_name(), 0) + size
         host["tasks"] += 1
         if outcome == "ok" and result._result.get("changed"):
             outcome = "changed"
@@ -89,6 +94,9 @@ class CallbackModule(CallbackBase):
                 len(tasks), statistics.median(tasks), min(tasks), max(tasks), first, figures["tasks"], figures["ok"],
                 figures["changed"], figures["skipped"], figures["failed"], figures["modules"],
                 ", ".join("%s %d" % item for item in sorted(figures["roles"].items()))))
+        largest = sorted(figures["largest"].items(), key=lambda item: -item[1])[:3]
+        self._display.display("RESULT BYTES: %s: %d bytes of results; largest: %s" % (
+            first, figures["result_bytes"], "; ".join("%d %s" % (size, name[:70]) for name, size in largest)))
         path = os.environ.get("TASK_COUNTS_JSON")
         if path:
             with open(path, "w") as stream:
