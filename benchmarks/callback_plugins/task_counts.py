@@ -94,9 +94,11 @@ class CallbackModule(CallbackBase):
                 len(tasks), statistics.median(tasks), min(tasks), max(tasks), first, figures["tasks"], figures["ok"],
                 figures["changed"], figures["skipped"], figures["failed"], figures["modules"],
                 ", ".join("%s %d" % item for item in sorted(figures["roles"].items()))))
-        largest = sorted(figures["largest"].items(), key=lambda item: -item[1])[:3]
-        self._display.display("RESULT BYTES: %s: %d bytes of results; largest: %s" % (
-            first, figures["result_bytes"], "; ".join("%d %s" % (size, name[:70]) for name, size in largest)))
+        for name in sorted({first, sorted(self._hosts)[-1]}):  # the first host, and the last (no once-per-play task)
+            figures = self._hosts[name]
+            largest = sorted(figures["largest"].items(), key=lambda item: -item[1])[:4]
+            self._display.display("RESULT BYTES: %s: %d bytes of results; largest: %s" % (
+                name, figures["result_bytes"], "; ".join("%d %s" % (size, task[:60]) for task, size in largest)))
         path = os.environ.get("TASK_COUNTS_JSON")
         if path:
             with open(path, "w") as stream:
