@@ -291,10 +291,14 @@ toolkit:
 pytorch:
   description:
     - With O(pytorch) answered, M(blackwell.pytorch.pytorch_plan)'s result for this host (C(plan), C(converged), ...) with
-      C(ok) (no refusal; else C(msg)) and C(settled), else null.
-    - C(settled), on a host found as asked whose plan is its own (no other C(build_host)), is what the pytorch role
-      publishes there - C(published) (C(blackwell_pytorch)); its C(blackwell_cuda_check) is the answer's C(cuda_check).
-      Else null.
+      C(ok) (no refusal; else C(msg)) and C(settled) (RV(pytorch_settled) is not null), else null. On a settled host
+      its C(cuda_check) is in RV(pytorch_settled) instead.
+  returned: always
+  type: dict
+pytorch_settled:
+  description:
+    - On a host found as asked whose plan is its own (no other C(build_host)), what the pytorch role publishes there -
+      C(published) (C(blackwell_pytorch)) and C(cuda_check) (C(blackwell_cuda_check)); else null.
   returned: always
   type: dict
 pytorch_waits:
@@ -453,11 +457,11 @@ def main():
     preflight["tools"] = tools
     answered = answers(driver_options, toolkit_options, params["host"], gpus, driver, preflight, run,
                        lambda name: module.get_bin_path(name) is not None, module.warn, TOOLKIT_ROOT, platform.machine())
-    pytorch, pytorch_waits = None, ""
+    pytorch, pytorch_settled, pytorch_waits = None, None, ""
     if pytorch_options is not None:
         pytorch_waits = stage_answer.asked_after(answered["driver"], answered["toolkit"], tools, driver, pytorch_options)
         if not pytorch_waits:
-            pytorch = stage_answer.answer(pytorch_options, params["host"], user, gpus, driver, run, module.warn,
+            pytorch, pytorch_settled = stage_answer.answer(pytorch_options, params["host"], user, gpus, driver, run, module.warn,
                                           module.check_mode)
     label = preflight["os"]["label"]
     supported = params["supported_os"]
@@ -481,6 +485,7 @@ def main():
         driver=answered["driver"],
         toolkit=answered["toolkit"],
         pytorch=pytorch,
+        pytorch_settled=pytorch_settled,
         pytorch_waits=pytorch_waits,
         summary=decide.summary(preflight),
     )

@@ -8,8 +8,8 @@ The answer is pytorch_plan's result (planning/plan_call.py) for the pytorch role
 driver's CUDA version of the probe's reading where the settings leave them out. It is asked only when nothing the
 play runs before the stage changes its inputs (asked_after): the driver and toolkit stages answered as they are, the
 tools venv ready when the stack's installer is its uv, the GPU facts final (read through NVML, or no driver loaded). On a host found as asked
-whose plan is its own (no other host builds it), the answer also carries what the role would publish there
-(`settled`: blackwell_pytorch, blackwell_cuda_check), and the stage runs nothing.
+whose plan is its own (no other host builds it), the probe also returns what the role would publish there
+(blackwell_pytorch, blackwell_cuda_check), and the stage runs nothing.
 
 No Ansible import: the probe validates the options against pytorch_plan's own spec.
 """
@@ -36,9 +36,8 @@ def asked_after(driver, toolkit, tools, loaded, options):
 
 def settled(result, params):
     """What the role publishes on a host found as asked whose plan is its own (role_steps.role_state without a
-    build host's plan): {"published": blackwell_pytorch} (blackwell_cuda_check is the answer's own `cuda_check`, not
-    repeated: every copy is carried to the controller and kept per host); None otherwise (the role then decides,
-    reading the build host's plan)."""
+    build host's plan): {"published": blackwell_pytorch}; None otherwise (the role then decides, reading the build
+    host's plan)."""
     if not result.get("ok") or not result.get("converged"):
         return None
     adopting = bool(params.get("adopt_path"))
@@ -54,8 +53,11 @@ def settled(result, params):
 
 
 def answer(options, host, user, gpus, loaded, run, warn, check_mode=False):
-    """pytorch_plan's result for the stage's validated options (ok false with msg: the refusal the stage's own call
-    fails with), and `settled`. gpus, loaded: the probe's reading (ansible_facts.nvidia_gpus, nvidia_driver)."""
+    """(answer, settled): pytorch_plan's result for the stage's validated options (ok false with msg: the refusal the
+    stage's own call fails with) with `settled` true or false, and on a settled host what the role would publish,
+    {"published": blackwell_pytorch, "cuda_check": blackwell_cuda_check} (else None). The check's fact moves out
+    of the answer there: every copy of a result is carried to the controller and kept per host, and on a GPU host it
+    is the largest part of the answer. gpus, loaded: the probe's reading (ansible_facts.nvidia_gpus, nvidia_driver)."""
     params = dict(options, host=host, user=user or {})
     if params.get("gpus") is None:
         params["gpus"] = list(gpus or [])
@@ -66,5 +68,8 @@ def answer(options, host, user, gpus, loaded, run, warn, check_mode=False):
         result["ok"] = not result["refusals"]
     except plan_call.PlanCallError as exc:
         result = dict(exc.result, ok=False, msg=str(exc))
-    result["settled"] = settled(result, params)
-    return result
+    facts = settled(result, params)
+    if facts is not None:
+        facts["cuda_check"] = result.pop("cuda_check", None)
+    result["settled"] = facts is not None
+    return result, facts

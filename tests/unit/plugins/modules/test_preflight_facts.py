@@ -341,7 +341,8 @@ def test_the_pytorch_stage_is_answered_in_the_same_call_with_the_probes_gpus(hos
                                                   "pytorch": pytorch})
     assert status == "exit" and result["pytorch_waits"] == "", result
     answer = result["pytorch"]
-    assert not answer["ok"] and answer["msg"].startswith("pytorch_keep_stacks is 0") and answer["settled"] is None
+    assert not answer["ok"] and answer["msg"].startswith("pytorch_keep_stacks is 0") and answer["settled"] is False
+    assert result["pytorch_settled"] is None
     assert result["refused"] == [answer["msg"]] and "T0kenS3cret" in no_log_values
     status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "ws-1",
                                                   "pytorch": dict(pytorch, keep=2, index="")})

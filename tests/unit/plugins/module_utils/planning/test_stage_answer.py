@@ -49,8 +49,12 @@ def options(python="/usr/bin/python3", **changes):
 
 
 def ask(given, loaded=None, gpus=(RTX_5090,)):
+    """The answer, with what a settled host publishes under `facts` (the probe returns it beside the answer)."""
     warned = []
-    return stage_answer.answer(given, HOST, ROOT_USER, list(gpus), NVML if loaded is None else loaded, run, warned.append)
+    answer, facts = stage_answer.answer(given, HOST, ROOT_USER, list(gpus), NVML if loaded is None else loaded, run,
+                                        warned.append)
+    assert answer["settled"] is (facts is not None)
+    return dict(answer, facts=facts)
 
 
 def test_it_waits_for_every_stage_before_it_that_changes_its_inputs():
@@ -75,7 +79,7 @@ def test_it_waits_for_every_stage_before_it_that_changes_its_inputs():
 
 def test_the_gpus_and_the_drivers_cuda_are_the_probes_own_unless_set(python):
     filled = ask(options(python))
-    assert filled["ok"] and filled["plan"]["stack"] == "torch-2.9.1-cu128" and filled["settled"] is None
+    assert filled["ok"] and filled["plan"]["stack"] == "torch-2.9.1-cu128" and filled["settled"] is False
     given = ask(options(python, gpus=[RTX_5090], driver_cuda="13.0"), loaded={"loaded": False}, gpus=())
     assert given["plan"] == filled["plan"] and given["summary"] == filled["summary"]
     assert "GPU 0 (NVIDIA GeForce RTX 5090" in filled["summary"]
@@ -86,11 +90,12 @@ def test_the_gpus_and_the_drivers_cuda_are_the_probes_own_unless_set(python):
 def test_a_refusal_is_the_answer_with_the_message_the_stage_fails_with(tmp_path, python):
     refused = ask(options(python, keep=0))
     assert not refused["ok"] and refused["msg"].startswith("pytorch_keep_stacks is 0: keep at least 1")
-    assert refused["settled"] is None
+    assert refused["settled"] is False
     missing = ask(options(str(tmp_path / "none")))
     assert not missing["ok"] and missing["msg"].startswith("pytorch_python %s is not there on %s" % (tmp_path / "none", HOST))
     assert missing["refusals"] == [] and not missing["converged"]
-    alice = stage_answer.answer(options(python), HOST, {"uid": 1000, "name": "alice"}, [RTX_5090], NVML, run, print)
+    alice, _facts = stage_answer.answer(options(python), HOST, {"uid": 1000, "name": "alice"}, [RTX_5090], NVML, run,
+                                        print)
     assert not alice["ok"] and alice["msg"].startswith("%s: " % HOST)
 
 
@@ -99,17 +104,20 @@ def test_a_host_found_as_asked_is_settled_with_what_the_role_publishes(tmp_path,
     check, stack_python, _current = converged_stack.make(tmp_path, plan, python=python)
     found = ask(options(python, **check))
     assert found["ok"] and found["converged"], found["standing"]
-    settled = found["settled"]
-    assert sorted(settled) == ["published"] and found["cuda_check"]["pythons"][0] == stack_python
+    settled = found["facts"]
+    # the check's fact moves out of the answer: the probe returns it once
+    assert sorted(settled) == ["cuda_check", "published"] and "cuda_check" not in found
+    assert settled["cuda_check"]["pythons"][0] == stack_python
     assert settled["published"] == {
         "stack": "torch-2.9.1-cu128", "python": str(tmp_path / "pytorch" / "current" / "bin" / "python"),
         "torch": "2.9.1", "channel": "cu128", "method": "wheel", "converged": True,
         "check": {"reused": True, "build": {}}, "source": None}
     # another host builds for the play: the role decides, reading that host's plan
-    assert ask(options(python, build_host="builder", play_hosts=[HOST, "builder"], **check))["settled"] is None
-    assert ask(options(python, build_host=HOST, play_hosts=[HOST], **check))["settled"] is not None
+    other = ask(options(python, build_host="builder", play_hosts=[HOST, "builder"], **check))
+    assert other["facts"] is None and other["cuda_check"]["pythons"][0] == stack_python
+    assert ask(options(python, build_host=HOST, play_hosts=[HOST], **check))["settled"] is True
 
 
 def test_an_adopted_environment_is_settled_without_a_plan(tmp_path):
     adopted = ask(options(str(tmp_path / "none"), root=str(tmp_path / "pytorch"), adopt_path=str(tmp_path / "env")))
-    assert adopted["ok"] and "plan" not in adopted and not adopted["converged"] and adopted["settled"] is None
+    assert adopted["ok"] and "plan" not in adopted and not adopted["converged"] and adopted["settled"] is False
