@@ -102,7 +102,7 @@ for n in $sizes; do
     grep -E '^changed:' "$work/converged-$n.log" | head -n 10 >&2
   fi
 done
-grep -h -E '^(TASK COUNTS|RESULT BYTES)' "$work/converged-${sizes##* }.log" || true
+grep -h -E '^(TASK COUNTS|RESULT BYTES|RESULT KEYS)' "$work/converged-${sizes##* }.log" || true
 for n in $(printf '%s\n' "${sizes%% *}" "${sizes##* }" | uniq); do
   echo "converged on $n host(s), where the time goes (task_times, the seconds of each task over all the hosts):"
   sed -n '/^TASK TIMES/,$p' "$work/converged-$n.log" | head -n "$(( ${TASK_TIMES_TOP:-12} + 2 ))"

@@ -8,7 +8,8 @@ For the benchmark scripts in this folder (not shipped in the collection). Enable
 A task counts once per host it reached (ok, changed, skipped or failed; an include counts as one task, a
 loop as one task). A task is a module call unless its action runs on the controller only (set_fact, assert, debug,
 include_*, meta, ...). Also the bytes of each host's results as JSON (every result is carried to the controller's
-main process, which handles them one at a time), with the three largest tasks. With TASK_COUNTS_JSON set, the figures are written to
+main process, which handles them one at a time), with the largest tasks; RESULT_KEYS=1: where a large result's
+bytes are, key by key. With TASK_COUNTS_JSON set, the figures are written to
 that file as JSON: {"hosts": {host: {"tasks", "ok", "changed", "skipped", "failed", "modules",
 "roles": {role: tasks}, "result_bytes", "largest": {task: bytes}}}}.
 """
@@ -42,6 +43,18 @@ def is_module_call(action, delegated):
     return action not in CONTROLLER_ONLY and not delegated
 
 
+def key_sizes(value, prefix="", depth=2):
+    """'key bytes' of every key of a result holding more than 1000 bytes, two levels down."""
+    out = []
+    for key, item in (value.items() if isinstance(value, dict) else []):
+        size = len(json.dumps(item, default=str))
+        if size > 1000:
+            out.append("%s%s %d" % (prefix, key, size))
+            if depth > 1:
+                out.extend(key_sizes(item, prefix + key + ".", depth - 1))
+    return out
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "aggregate"
@@ -60,6 +73,9 @@ class CallbackModule(CallbackBase):
         size = len(json.dumps(result._result, default=str))
         host["result_bytes"] += size
         host["largest"][task.get_name()] = host["largest"].get(task.get_name(), 0) + size
+        if os.environ.get("RESULT_KEYS") and size > 10000:  # where a large result's bytes are, two levels down
+            self._display.display("RESULT KEYS: %s: %s: %s" % (result._host.get_name(), task.get_name()[:60],
+                                                               "; ".join(key_sizes(result._result))))
         host["tasks"] += 1
         if outcome == "ok" and result._result.get("changed"):
             outcome = "changed"
