@@ -6,24 +6,16 @@ commands (a printer stands in for dpkg-query's package lines) and a toolkit root
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import stage_answers
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
 from driver_fixture import PACKAGES, PREFLIGHT, RTX5090
+from real_run import run
 
 HOST = "ws-5090-02"
 LOADED = {"loaded": True, "version": "580.95.05", "branch": "580", "cuda_driver_version": "13.0",
           "kernel_module_flavor": "open", "source": "nvml"}
-
-
-def run(argv):
-    """A real command; 127 when its program is absent (as the probe's own run)."""
-    if not shutil.which(argv[0]):
-        return 127, "", "%s: command not found" % argv[0]
-    done = subprocess.run(argv, capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, check=False)
-    return done.returncode, done.stdout, done.stderr
 
 
 def driver_options(**changes):

@@ -6,12 +6,10 @@ plan with the probe's own GPUs and driver, and what a host found as asked publis
 the test's directory, this interpreter, real commands)."""
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import pytest
 
 import converged_stack
+from real_run import run
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import plan_call, stage_answer
 
@@ -19,14 +17,6 @@ HOST = "ws-5090-02"
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 ROOT_USER = {"uid": 0, "name": "root"}
 NVML = {"loaded": True, "version": "580.95.05", "cuda_driver_version": "13.0", "source": "nvml"}
-
-
-def run(argv):
-    """A real command; 127 when its program is absent (as the probe's own run)."""
-    if not shutil.which(argv[0]):
-        return 127, "", "%s: command not found" % argv[0]
-    done = subprocess.run(argv, capture_output=True, text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, check=False)
-    return done.returncode, done.stdout, done.stderr
 
 
 @pytest.fixture
