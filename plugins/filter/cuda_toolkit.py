@@ -1,12 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the cuda_toolkit role: thin shells over module_utils/driver (toolkit_plan, cuda_compat),
+"""Filters of the cuda_toolkit role: thin shells over module_utils/driver (toolkit_plan, cuda_compat, toolkit_call),
 each documented in the file of its name beside this one (cuda_toolkit_plan.yml, ...). Driver
 versions are compared with packaging (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import cuda_compat, toolkit_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import cuda_compat, toolkit_call, toolkit_plan
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
 
@@ -34,8 +34,19 @@ def cuda_nvcc_check(version_text, arch_text="", expected="", gpus=None):
                 as_dicts(gpus, "gpus", name))
 
 
+def cuda_toolkit_driver(override, driver_status=None, loaded=None):
+    """The driver the toolkits are planned against and its CUDA version: toolkit_call.driver_inputs, the rule the
+    preflight probe applies too."""
+    name = "cuda_toolkit_driver"
+    status = as_dict(driver_status, "driver_status", name) if driver_status is not None else None
+    driver, driver_cuda = call(name, toolkit_call.driver_inputs, text(override), status,
+                               as_dict(loaded, "loaded", name))
+    return {"driver": driver, "driver_cuda": driver_cuda}
+
+
 class FilterModule(object):
     """blackwell.pytorch CUDA toolkit filters."""
 
     def filters(self):
-        return {"cuda_toolkit_plan": cuda_toolkit_plan, "cuda_nvcc_check": cuda_nvcc_check}
+        return {"cuda_toolkit_plan": cuda_toolkit_plan, "cuda_nvcc_check": cuda_nvcc_check,
+                "cuda_toolkit_driver": cuda_toolkit_driver}

@@ -47,8 +47,8 @@ def argument_spec():
 
 
 def driver_inputs(override, driver_status, loaded):
-    """(driver, driver_cuda) the toolkits are planned against: the cuda_toolkit role's rule (its vars/main.yml) as
-    the preflight probe applies it. override: cuda_toolkit_driver_version ('' when not set); driver_status: the
+    """(driver, driver_cuda) the toolkits are planned against: the cuda_toolkit role's rule (its vars/main.yml reads
+    it through the cuda_toolkit_driver filter) and the preflight probe's. override: cuda_toolkit_driver_version ('' when not set); driver_status: the
     driver stage's published status (None when that stage is not run); loaded: ansible_facts.nvidia_driver."""
     loaded = loaded or {}
     loaded_version = loaded.get("version") or "" if loaded.get("loaded") else ""

@@ -86,3 +86,21 @@ def test_nvcc_check_passes_every_argument():
 def test_nvcc_check_errors(kwargs, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         F["cuda_nvcc_check"](NVCC_128, ARCHS_128, **kwargs)
+
+
+LOADED = {"loaded": True, "version": "580.95.05", "cuda_driver_version": "13.0", "source": "nvml"}
+
+
+def test_the_toolkits_driver_is_the_probes_rule():
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_call import driver_inputs
+
+    for override, status in (("575.57.08", {"version": "580.95.05"}), ("", {"version": "580.95.05"}),
+                             (None, None), ("", {"skipped": True}), (580.95, None)):
+        driver, driver_cuda = driver_inputs("" if override is None else str(override), status, LOADED)
+        assert F["cuda_toolkit_driver"](override, status, LOADED) == {"driver": driver, "driver_cuda": driver_cuda}
+    # the user's word, the driver stage's version, the loaded one; its CUDA version only when it is the loaded one
+    assert F["cuda_toolkit_driver"]("575.57.08", {"version": "580.95.05"}, LOADED) == {"driver": "575.57.08", "driver_cuda": ""}
+    assert F["cuda_toolkit_driver"]("", None, LOADED) == {"driver": "580.95.05", "driver_cuda": "13.0"}
+    assert F["cuda_toolkit_driver"]("", None, {"loaded": False}) == {"driver": "", "driver_cuda": ""}
+    with pytest.raises(AnsibleFilterError, match="cuda_toolkit_driver: loaded must be a mapping"):
+        F["cuda_toolkit_driver"]("", None, "580")
