@@ -461,8 +461,8 @@ def main():
     if pytorch_options is not None:
         pytorch_waits = stage_answer.asked_after(answered["driver"], answered["toolkit"], tools, driver, pytorch_options)
         if not pytorch_waits:
-            pytorch, pytorch_settled = stage_answer.answer(pytorch_options, params["host"], user, gpus, driver, run, module.warn,
-                                          module.check_mode)
+            pytorch, pytorch_settled = stage_answer.answer(pytorch_options, params["host"], user, gpus, driver, run,
+                                                           module.warn, module.check_mode)
     label = preflight["os"]["label"]
     supported = params["supported_os"]
     if supported and label not in supported and params["allow_unsupported_os"]:
