@@ -101,6 +101,12 @@ def torch_published(state, plan=None, steps=None, check=None, current="", build=
                 as_dict(build, "build", name) or None)
 
 
+def torch_settled(state, own=None, current=""):
+    """What the role publishes on a host already as asked, null otherwise (role_steps.settled_facts)."""
+    name = "torch_settled"
+    return call(name, role_steps.settled_facts, as_dict(state, "_input", name), as_dict(own, "own", name), text(current))
+
+
 class FilterModule(object):
     """blackwell.pytorch PyTorch planning filters."""
 
@@ -116,5 +122,6 @@ class FilterModule(object):
             "torch_pip_args": torch_pip_args,
             "torch_check_policy": torch_check_policy,
             "torch_published": torch_published,
+            "torch_settled": torch_settled,
             "torch_profile": torch_profile,
         }

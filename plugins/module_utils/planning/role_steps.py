@@ -194,3 +194,18 @@ def published(state, plan, steps, check, current, build=None):
         "check": {"reused": bool((check or {}).get("reused")), "build": torch_build} if check else None,
         "source": source,
     }
+
+
+def settled_facts(state, own, current):
+    """What the role publishes on a host already as asked, the one rule of its decision step (the torch_settled
+    filter) and of the preflight probe (planning/stage_answer.py): {"published": blackwell_pytorch, "check": the
+    gate's stored check marked reused, "cuda_check": blackwell_cuda_check, None when the answer has none}. `state`:
+    role_state's decision; `own`: this host's pytorch_plan result (or the probe's answer); `current`: the link the
+    stacks are reached through. None when the host is not as asked (the change path publishes then)."""
+    if not state.get("converged"):
+        return None
+    own = own or {}
+    check = dict(own.get("check") or {}, reused=True)
+    return {"published": published(state, None if state.get("adopting") else state.get("plan"), state.get("steps"),
+                                   check, current),
+            "check": check, "cuda_check": own.get("cuda_check") or None}

@@ -46,10 +46,8 @@ def settled(result, params):
     settings = {"root": params["root"], "python": params["python"], "host": params["host"],
                 "build_host": params.get("build_host") or "", "adopt_path": params.get("adopt_path") or ""}
     state = role_steps.role_state(result, None, settings)  # converged: its own plan, no build host's to compare
-    check = dict(result.get("check") or {}, reused=True)
-    published = role_steps.published(state, None if adopting else state["plan"], state["steps"], check,
-                                     "%s/current" % params["root"])
-    return {"published": published}
+    facts = role_steps.settled_facts(state, result, "%s/current" % params["root"])
+    return {"published": facts["published"]} if facts else None
 
 
 def answer(options, host, user, gpus, loaded, run, warn, check_mode=False):

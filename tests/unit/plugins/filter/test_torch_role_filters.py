@@ -72,3 +72,21 @@ def test_published_passes_every_argument():
     result = F["torch_published"](**base)
     assert result == role_steps.published(state, PLAN, state["steps"], {"reused": True, "build": {}},
                                           "/opt/pytorch/current")
+
+
+def test_settled_is_the_decision_steps_and_the_probes_one_rule():
+    own = dict(OWN, plan=PLAN, check={"build": {"torch_version": "2.9.1+cu128"}}, cuda_check={"passed": True})
+    state = role_steps.role_state(own, None, dict(SETTINGS, build_host=""))
+    assert state["converged"]
+    base = {"state": state, "own": own, "current": "/opt/pytorch/current"}
+    result = assert_each_argument_matters(
+        F["torch_settled"], base, {"own": dict(own, check={}, cuda_check=None), "current": "/srv/current"})
+    assert result == role_steps.settled_facts(state, own, "/opt/pytorch/current")
+    check = {"build": {"torch_version": "2.9.1+cu128"}, "reused": True}
+    assert result == {"published": role_steps.published(state, PLAN, state["steps"], check, "/opt/pytorch/current"),
+                      "check": check, "cuda_check": {"passed": True}}
+    # adopting: no plan in the fact; not as asked: nothing (the change path publishes)
+    assert F["torch_settled"](dict(state, adopting=True), own, "/c")["published"]["method"] == "adopted"
+    assert F["torch_settled"](dict(state, converged=False), own, "/c") is None
+    with pytest.raises(AnsibleFilterError, match="torch_settled: own must be a mapping, got list"):
+        F["torch_settled"](state, [], "/c")
