@@ -36,8 +36,8 @@ def asked_after(driver, toolkit, tools, loaded, options):
 
 def settled(result, params):
     """What the role publishes on a host found as asked whose plan is its own (role_steps.role_state without a
-    build host's plan): {"published": blackwell_pytorch}; None otherwise (the role then decides, reading the build
-    host's plan)."""
+    build host's plan): {"published": blackwell_pytorch, "cuda_check": blackwell_cuda_check}
+    (role_steps.settled_facts); None otherwise (the role then decides, reading the build host's plan)."""
     if not result.get("ok") or not result.get("converged"):
         return None
     adopting = bool(params.get("adopt_path"))
@@ -47,7 +47,7 @@ def settled(result, params):
                 "build_host": params.get("build_host") or "", "adopt_path": params.get("adopt_path") or ""}
     state = role_steps.role_state(result, None, settings)  # converged: its own plan, no build host's to compare
     facts = role_steps.settled_facts(state, result, "%s/current" % params["root"])
-    return {"published": facts["published"]} if facts else None
+    return {"published": facts["published"], "cuda_check": facts["cuda_check"]} if facts else None
 
 
 def answer(options, host, user, gpus, loaded, run, warn, check_mode=False):
@@ -68,6 +68,6 @@ def answer(options, host, user, gpus, loaded, run, warn, check_mode=False):
         result = dict(exc.result, ok=False, msg=str(exc))
     facts = settled(result, params)
     if facts is not None:
-        facts["cuda_check"] = result.pop("cuda_check", None)
+        result.pop("cuda_check", None)  # returned once, in `facts`
     result["settled"] = facts is not None
     return result, facts
