@@ -10,7 +10,8 @@
 #    as many controller-only tasks (ansible.builtin.debug) per host as the converged run had.
 # FLEET_PROFILE=1: the converged runs' controller process under cProfile, the last size's top functions
 # printed; FLEET_TASKS=1: every task of the first converged run and how it ended; TASK_TIMES_TOP=N: its
-# N slowest tasks (12).
+# N slowest tasks (12); FLEET_PHASES=1: one more converged run on one host under ANSIBLE_DEBUG, each task's
+# time split into its phases (benchmarks/task_phases.py: arguments, payload build, module, main process).
 # Prints one row per run: hosts, tasks per host (ok/changed/skipped), module calls per host, wall
 # seconds, ms per host, and the converged/floor ratio. Needs ansible-playbook on PATH and the collection
 # installed or reachable through ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh fleet sets both up).
@@ -111,6 +112,11 @@ if [ -n "${FLEET_PROFILE:-}" ]; then  # where the controller's main process spen
   echo "controller process, converged run of ${sizes##* } hosts (cProfile, by own time):"
   "$py" -c 'import pstats, sys; s = pstats.Stats(sys.argv[1]); s.sort_stats("tottime").print_stats(20); s.sort_stats("cumulative").print_stats(45)' \
     "$work/converged-${sizes##* }.prof" | grep -E '^ +[0-9]' | cut -c1-160
+fi
+if [ -n "${FLEET_PHASES:-}" ]; then  # one host's converged run, each task's phases (the debug log slows it a little)
+  ANSIBLE_DEBUG=1 run phases-1 1 "$playbook" "$@"
+  echo "converged on one host under ANSIBLE_DEBUG ($(div "$(cat "$work/phases-1.ms")" 1000) s), each task's phases:"
+  "$py" benchmarks/task_phases.py --top "${TASK_TIMES_TOP:-12}" "$work/phases-1.log"
 fi
 if [ -n "${FLEET_TASKS:-}" ]; then  # every task of the first converged run and how it ended
   echo "converged on one host, task by task:"

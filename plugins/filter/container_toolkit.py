@@ -5,8 +5,14 @@
 module_utils/containers, each documented in the file of its name beside this one."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.containers import cdi, gpu_match, inputs, probe, runtimes
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_list, call, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+cdi = module_utils("containers.cdi")
+gpu_match = module_utils("containers.gpu_match")
+inputs = module_utils("containers.inputs")
+probe = module_utils("containers.probe")
+runtimes = module_utils("containers.runtimes")
 
 
 def container_toolkit_probe(probe_text):

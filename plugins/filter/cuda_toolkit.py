@@ -6,9 +6,13 @@ each documented in the file of its name beside this one (cuda_toolkit_plan.yml, 
 versions are compared with packaging (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import cuda_compat, toolkit_call, toolkit_plan
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils, plugin_utils
+
+cuda_compat = module_utils("driver.cuda_compat")
+toolkit_call = module_utils("driver.toolkit_call")
+toolkit_plan = module_utils("driver.toolkit_plan")
+controller_versions = plugin_utils("versions")
 
 
 def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=None, minor_compat=False,

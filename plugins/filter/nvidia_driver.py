@@ -6,9 +6,14 @@ documented in the file of its name beside this one (nvidia_driver_plan.yml, ...)
 are compared with packaging (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs, os_layout, plan, policy
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils, plugin_utils
+
+inputs = module_utils("driver.inputs")
+os_layout = module_utils("driver.os_layout")
+plan = module_utils("driver.plan")
+policy = module_utils("driver.policy")
+versions = plugin_utils("versions")
 
 
 def nvidia_driver_plan(gpus, flavor="auto", branch="580", manage="auto", loaded=None, packages="",

@@ -5,8 +5,10 @@
 over module_utils/driver/openpgp.py, documented in openpgp_key_check.yml beside this file."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import openpgp
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_list, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+openpgp = module_utils("driver.openpgp")
 
 
 def openpgp_key_check(key_text, pinned):

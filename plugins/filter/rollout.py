@@ -5,8 +5,10 @@
 sidecar YAML file of its name)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import rollout
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, as_list, call, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+rollout = module_utils("verify.rollout")
 
 
 def rollout_summary(hosts, results):

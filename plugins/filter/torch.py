@@ -6,14 +6,15 @@ lifecycle), each documented in a sidecar YAML file of its name. Versions are rea
 (plugin_utils/versions.py)."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve as torch_resolve
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_build as torch_source
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions
-
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
     as_bool, as_dict, as_dicts, as_list, call, text)
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils, plugin_utils
+
+torch_resolve = module_utils("planning.resolve")
+role_messages = module_utils("planning.role_messages")
+role_steps = module_utils("planning.role_steps")
+torch_source = module_utils("planning.source_build")
+versions = plugin_utils("versions")
 
 
 def torch_plan(version, channel="", torchvision="", torchaudio="", companions=("torchvision", "torchaudio"),
@@ -38,8 +39,10 @@ def torch_arch_list(gpu_lists, ptx=False):
     return call(name, torch_source.arch_list, hosts, ptx=as_bool(ptx, "ptx", name))
 
 
-def torch_max_jobs(cpus, memory_mb, gib_per_job=torch_source.DEFAULT_GIB_PER_JOB, override=0):
-    """MAX_JOBS of a source build from the cores and the available memory."""
+def torch_max_jobs(cpus, memory_mb, gib_per_job=None, override=0):
+    """MAX_JOBS of a source build from the cores and the available memory (gib_per_job: the module's default, 4)."""
+    if gib_per_job is None:
+        gib_per_job = torch_source.DEFAULT_GIB_PER_JOB
     return call("torch_max_jobs", torch_source.max_jobs, cpus, memory_mb, gib_per_job=gib_per_job, override=override)
 
 

@@ -10,11 +10,18 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import output_dirs
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
-    decision, fleet_html, fleet_report, health_gates, health_metrics, plan, report as verify_report)
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import (
     as_bool, as_dict, as_list, call, text)
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+output_dirs = module_utils("common.output_dirs")
+decision = module_utils("verify.decision")
+fleet_html = module_utils("verify.fleet_html")
+fleet_report = module_utils("verify.fleet_report")
+health_gates = module_utils("verify.health_gates")
+health_metrics = module_utils("verify.health_metrics")
+plan = module_utils("verify.plan")
+verify_report = module_utils("verify.report")
 
 
 def verify_summary(document):

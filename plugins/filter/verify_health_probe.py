@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import health_gates, probe_health_verdict
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_dict, call, text
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+health_gates = module_utils("verify.health_gates")
+probe_health_verdict = module_utils("verify.probe_health_verdict")
 
 
 def gate_options(gates):

@@ -8,8 +8,10 @@ file."""
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify_health_probe import verify_health_probe
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import steps
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, call
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+steps = module_utils("verify.steps")
 
 
 def verify_steps(decision, probe=None, driver=None, request=None, options=None):
