@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Where each task of a one-host run spends its time, from an ANSIBLE_DEBUG=1 log of ansible-playbook.
 
     ANSIBLE_DEBUG=1 ansible-playbook site.yml -i one-host.ini > run.log 2>&1
