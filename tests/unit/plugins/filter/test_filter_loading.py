@@ -15,8 +15,11 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import lazy_import
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-FILTER_DIR = os.path.join(ROOT, "plugins", "filter")
+# The collection as the tests import it (conftest.py lays it out): its plugins/ and the directory on sys.path that
+# holds ansible_collections/, which the fresh interpreter is given too.
+PLUGINS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(lazy_import.__file__)))
+TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(PLUGINS_DIR))))
+FILTER_DIR = os.path.join(PLUGINS_DIR, "filter")
 FILTERS = sorted(name[:-3] for name in os.listdir(FILTER_DIR) if name.endswith(".py") and name != "__init__.py")
 
 CHILD = r"""
@@ -36,8 +39,7 @@ print(json.dumps({"loaded": loaded, "after_call": sorted(m for m in sys.modules 
 
 def child(prefix, filters, call=False):
     """What loading `filters` (and, with call, one rollout_summary call) imported under `prefix`."""
-    tree = os.path.join(ROOT, ".build", "unit")  # conftest.py lays the checkout out as a collection there
-    out = subprocess.run([sys.executable, "-c", CHILD, tree, prefix, ",".join(filters), "1" if call else ""],
+    out = subprocess.run([sys.executable, "-c", CHILD, TREE, prefix, ",".join(filters), "1" if call else ""],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
