@@ -169,17 +169,27 @@ def d2h(bench, size, dtype_name):
     return _host_copy(bench, size, to_device=False)
 
 
+def sdpa_backend(torch, q, k, v):
+    """The name of the SDPA backend torch picks by default for these inputs ("CUDNN_ATTENTION",
+    "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"), or None where torch cannot say."""
+    try:
+        from torch.nn.attention import SDPBackend
+        return SDPBackend(torch._fused_sdp_choice(q, k, v)).name
+    except Exception:  # an older torch without the choice function, or a backend number it does not name
+        return None
+
+
 def sdpa(bench, size, dtype_name):
+    """SDPA forward through the backend torch picks by default (what a model gets), named in `backend`."""
     torch = bench.torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
     attention = torch.nn.functional.scaled_dot_product_attention
     dtype = bench.dtype(dtype_name)
     shape = (size["batch"], size["heads"], size["seq"], size["head_dim"])
     sets = bench.input_sets(lambda: tuple(bench.random(shape, dtype) for dummy in range(3)))
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-        result = bench.run(lambda index: attention(*sets[index % len(sets)]), len(sets))
-        q, k, v = sets[0]
-        out = attention(q, k, v)
+    result = bench.run(lambda index: attention(*sets[index % len(sets)]), len(sets))
+    q, k, v = sets[0]
+    out = attention(q, k, v)
+    result["backend"] = sdpa_backend(torch, q, k, v)
     scores = q[0, 0, :_ROWS].double() @ k[0, 0].double().t() / math.sqrt(size["head_dim"])
     ref = torch.softmax(scores, dim=-1) @ v[0, 0].double()
     result["check"] = check_close(torch, out[0, 0, :_ROWS], ref, BF16_OP_BOUND)

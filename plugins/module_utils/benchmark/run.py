@@ -18,7 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, p2p_figures, peak_info
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import evaluate, validate
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.expected import with_expectation
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import (
+    evaluate, gates_for, validate, validate_gpu_gates)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import SCHEMA
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     MIN_REP_S, MIN_REPS, PROFILES, TESTS, WARMUP_S, resolve_sizes, select_tests, skip_reason, spec_of)
@@ -70,6 +72,7 @@ def static_plan(params):
         if reason:
             not_run[name] = reason
     errors.extend(validate(params.get("gates") or {}, not_run, device))
+    errors.extend(validate_gpu_gates(params.get("gpu_gates"), not_run, device))
     if errors:
         raise BenchmarkError("; ".join(errors))
     return names, sizes, settings_for(params)
@@ -133,6 +136,7 @@ def _check_gates_after_probe(params, names, skips, gpus):
             reason = "%s on GPU(s) %s" % (reason, ", ".join(str(index) for index in sorted(where)))
         not_run[name] = reason
     errors = validate(params.get("gates") or {}, not_run, params["device"])
+    errors.extend(validate_gpu_gates(params.get("gpu_gates"), not_run, params["device"]))
     if errors:
         raise BenchmarkError("; ".join(errors))
 
@@ -232,8 +236,11 @@ def _run_device(python, program, run, gpu, facts, early=None):
         found = {"skipped": skips[name][key]} if name not in todo else raw.get(name)
         figures[name] = figure(name, sizes[name], found, peak_info(name, peak_gpu), _missing(result))
     entry = _device_entry(gpu, facts)
+    if gpu:
+        with_expectation(figures, gpu["name"])
     entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures,
                  gpu_lock=(result["result"] or {}).get("gpu_lock"))
+    entry["gates"] = gates_for(entry, run["gates"], run["gpu_gates"])
     return entry
 
 
@@ -282,7 +289,8 @@ def run(params, host):
             early.cancel()
             raise
         plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips,
-                "lock": lock_plan(params, settings)}
+                "lock": lock_plan(params, settings), "gates": params.get("gates") or {},
+                "gpu_gates": params.get("gpu_gates") or []}
         devices = [_run_device(python, program, plan, gpu, facts, early if position == 0 else None)
                    for position, gpu in enumerate(gpus or [None])]
     document = {
@@ -292,6 +300,7 @@ def run(params, host):
         "multi_gpu": _run_multi(python, program, plan, gpus),
     }
     document["seconds"] = round(time.monotonic() - start, 3)
-    gates = params.get("gates") or {}
-    document["gates"] = {"bounds": gates, "failures": evaluate(gates, document, host)}
+    gates, gpu_gates = params.get("gates") or {}, params.get("gpu_gates") or []
+    document["gates"] = {"bounds": gates, "gpu_bounds": gpu_gates,
+                         "failures": evaluate(gates, document, host, gpu_gates)}
     return document

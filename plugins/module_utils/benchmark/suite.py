@@ -97,7 +97,8 @@ TESTS = {
     "sdpa": {
         "op": "sdpa", "dtype": "bf16", "unit": "TFLOP/s", "peak_kind": "bf16",
         "keys": ("batch", "heads", "seq", "head_dim"),
-        "counts": "4*batch*heads*seq^2*head_dim FLOP (QK^T and PV, non-causal forward, flash backend)",
+        "counts": "4*batch*heads*seq^2*head_dim FLOP (QK^T and PV, non-causal forward, the backend torch picks by "
+                  "default, named in `backend`)",
         "work": lambda s, world: 4.0 * s["batch"] * s["heads"] * s["seq"] ** 2 * s["head_dim"],
         "sizes": {"quick": dict(batch=8, heads=16, seq=2048, head_dim=128),
                   "standard": dict(batch=16, heads=16, seq=4096, head_dim=128),

@@ -3,8 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the verify role runs and judges: tests, sizes, gates, product line, and what it refuses.
 
-The request is the role's variables (device, profile, tests, sizes, sustained_seconds, gates,
-forbid_clock_reasons) and the first GPU's name. A gate the user gives must name a test the
+The request is the role's variables (device, profile, tests, sizes, sustained_seconds, gates, gpu_gates,
+forbid_clock_reasons) and the GPUs' names. Each GPU is judged as itself: without user gates, every GPU
+takes its own product line's default gates (torch_benchmark's `gpu_gates`, one entry per line, matched
+on each device's own line); the user's `gpu_gates` (verify_gpu_gates: model, index or line, and gates)
+come first and override both. A gate the user gives must name a test the
 profile (or `tests`) runs on the device: a gate that can never fire is refused, naming the
 profiles that run its test. The default gates of a product line are applied only to the tests
 that run (a quick profile has no sustained test; that is no user error). The product line is
@@ -36,7 +39,8 @@ DEFAULT_GATES = {
 PROFILES = ("quick", "standard", "full")
 MIN_SUSTAINED_SECONDS = 6
 _DEFAULTS = {"device": "cuda", "profile": "quick", "tests": [], "sizes": {}, "sustained_seconds": 25, "gates": {},
-             "forbid_clock_reasons": [], "gpu_name": ""}
+             "gpu_gates": [], "forbid_clock_reasons": [], "gpu_name": "", "gpu_names": []}
+LINES = ("datacenter", "workstation", "geforce")
 
 
 def _request(request):
@@ -78,6 +82,8 @@ def request_refusals(request):
                         "(got %s)" % (MIN_SUSTAINED_SECONDS, request["sustained_seconds"]))
     if "gates" in request and not isinstance(request["gates"], dict):
         refusals.append("verify_gates must be a dict")
+    if "gpu_gates" in request and request["gpu_gates"] is not None and not isinstance(request["gpu_gates"], list):
+        refusals.append("verify_gpu_gates must be a list of {model | index | line, gates}")
     return refusals
 
 
@@ -136,6 +142,32 @@ def default_gates(line, names, device, forbid_clock_reasons):
                 if name in names and not skip_reason(name, device))
 
 
+def gpu_gate_errors(gpu_gates, device="cuda", profile=None, tests=None):
+    """What is wrong with the user's per-GPU gates: their shape (benchmark.gates.validate_gpu_gates) and, per
+    entry, what gate_errors() finds in its gates."""
+    if device == "cpu" and gpu_gates:
+        return ["gpu_gates apply to device cuda only"]
+    errors = [error for position, entry in enumerate(gpu_gates or [])
+              for error in benchmark_gates.entry_errors(position, entry)]
+    for position, entry in enumerate(gpu_gates or []):
+        if isinstance(entry, dict) and entry.get("gates") is not None:
+            errors.extend("gpu_gates[%d]: %s" % (position, error)
+                          for error in gate_errors(entry["gates"], device, profile, tests))
+    return errors
+
+
+def line_gates(names, device, forbid_clock_reasons):
+    """[{line, gates}]: each product line's default gates on the tests that run, for torch_benchmark's
+    gpu_gates (every GPU matched on its own line)."""
+    return [{"line": line, "gates": default_gates(line, names, device, forbid_clock_reasons)} for line in LINES]
+
+
+def gpu_names(request):
+    """The GPUs' names: `gpu_names`, else the one `gpu_name`."""
+    names = [name for name in request.get("gpu_names") or [] if name]
+    return names or ([request["gpu_name"]] if request.get("gpu_name") else [])
+
+
 def sizes(names, request):
     """verify_sizes, with the sustained test's length when it runs."""
     if not isinstance(request["sizes"], dict):
@@ -153,32 +185,43 @@ def settings(request):
     request = _request(request)
     names = tests_run(request["profile"], request["tests"])
     return {"device": request["device"], "profile": request["profile"], "tests": names,
-            "sizes": sizes(names, request), "gates": request["gates"],
+            "sizes": sizes(names, request), "gates": request["gates"], "gpu_gates": request["gpu_gates"] or [],
             "forbid_clock_reasons": sorted(request["forbid_clock_reasons"]) if not request["gates"] else []}
 
 
 def plan(request):
-    """{"product_line", "tests", "sizes", "gates" (effective), "settings", "errors", "refusals", "output_dirs"}
-    of a verify request.
+    """{"product_line", "product_lines", "tests", "sizes", "gates" (common), "gpu_gates" (per GPU), "settings",
+    "errors", "refusals", "output_dirs"} of a verify request.
 
-    errors: the user's gates that are wrong or can never fire ("verify_gates: ..."), and default gates
-    torch_benchmark would refuse ("verify_forbid_clock_reasons: ..."); empty when the request can run.
-    refusals: request_refusals() when there are any (nothing else is planned then: empty tests, sizes,
-    gates and settings), else the errors.
+    gates: the user's verify_gates, applied to every GPU no gpu_gates entry names, and to the figures between
+    GPUs; empty without them. gpu_gates: the user's verify_gpu_gates, then (without user gates) one entry per
+    product line with that line's defaults. product_lines: each GPU's line; product_line: the first's.
+    errors: the user's gates that are wrong or can never fire ("verify_gates: ...", "verify_gpu_gates: ..."),
+    and default gates torch_benchmark would refuse ("verify_forbid_clock_reasons: ..."); empty when the
+    request can run. refusals: request_refusals() when there are any (nothing else is planned then: empty
+    tests, sizes, gates and settings), else the errors.
     """
     refused = request_refusals(request)
     if refused:
-        return {"product_line": "", "tests": [], "sizes": {}, "gates": {}, "settings": {}, "errors": [],
-                "refusals": refused, "output_dirs": output_dirs(request or {})}
+        return {"product_line": "", "product_lines": [], "tests": [], "sizes": {}, "gates": {}, "gpu_gates": [],
+                "settings": {}, "errors": [], "refusals": refused, "output_dirs": output_dirs(request or {})}
     request = _request(request)
-    device, profile, user = request["device"], request["profile"], request["gates"]
+    device, profile, user, user_gpu = request["device"], request["profile"], request["gates"], request["gpu_gates"]
     names = tests_run(profile, request["tests"])
-    line = product_line(device, request["gpu_name"])
+    lines = [product_line(device, name) for name in gpu_names(request)] or [product_line(device, "")]
+    errors = ["verify_gpu_gates: %s" % error
+              for error in gpu_gate_errors(user_gpu, device, profile, request["tests"])] if user_gpu else []
+    gpu_gates = list(user_gpu or [])
     if user:
-        errors = ["verify_gates: %s" % error for error in gate_errors(user, device, profile, request["tests"])]
+        errors = ["verify_gates: %s" % error for error in gate_errors(user, device, profile, request["tests"])] + errors
         gates = dict(user)
+    elif device == "cuda":
+        gates, defaults = {}, line_gates(names, device, request["forbid_clock_reasons"])
+        gpu_gates += defaults
+        found = [error for entry in defaults for error in benchmark_gates.validate(entry["gates"], {}, device)]
+        errors += ["verify_forbid_clock_reasons: %s" % error for error in sorted(set(found), key=found.index)]
     else:
-        gates = default_gates(line, names, device, request["forbid_clock_reasons"])
-        errors = ["verify_forbid_clock_reasons: %s" % error for error in benchmark_gates.validate(gates, {}, device)]
-    return {"product_line": line, "tests": names, "sizes": sizes(names, request), "gates": gates,
-            "settings": settings(request), "errors": errors, "refusals": errors, "output_dirs": output_dirs(request)}
+        gates = {}
+    return {"product_line": lines[0], "product_lines": lines, "tests": names, "sizes": sizes(names, request),
+            "gates": gates, "gpu_gates": gpu_gates, "settings": settings(request), "errors": errors,
+            "refusals": errors, "output_dirs": output_dirs(request)}

@@ -38,17 +38,18 @@ def test_valid_gates_pass_validation():
 @pytest.mark.parametrize("gates, error", [
     ({"gemm_bf17": {"min_tflops": 1}}, "gates name an unknown test 'gemm_bf17'; known tests: gemm_fp16"),
     ({"gemm_bf16": {"min_tflop": 1}},
-     "unknown gate 'min_tflop' for gemm_bf16; gates for gemm_bf16: min_fraction_of_peak, min_tflops, "
-     "forbid_clock_reasons"),
+     "unknown gate 'min_tflop' for gemm_bf16; gates for gemm_bf16: min_fraction_of_peak, min_fraction_of_expected, "
+     "min_tflops, forbid_clock_reasons"),
     ({"memcpy": {"min_tflops": 1}}, "unknown gate 'min_tflops' for memcpy; gates for memcpy: min_fraction_of_peak, "
-                                    "min_gbps, forbid_clock_reasons"),
-    ({"p2p": {"min_fraction_of_peak": 0.5}}, "unknown gate 'min_fraction_of_peak' for p2p; gates for p2p: min_gbps"),
+                                    "min_fraction_of_expected, min_gbps, forbid_clock_reasons"),
+    ({"p2p": {"min_fraction_of_peak": 0.5}},
+     "unknown gate 'min_fraction_of_peak' for p2p; gates for p2p: min_fraction_of_expected, min_gbps"),
     ({"gemm_fp8": {"min_tflops": 1}}, "gate on gemm_fp8, a test that does not run: needs compute capability >= 8.9"),
     ({"gemm_bf16": {"min_tflops": -1}}, "gate gemm_bf16.min_tflops must be a non-negative number, got -1"),
     ({"gemm_bf16": {"min_tflops": "fast"}}, "gate gemm_bf16.min_tflops must be a non-negative number, got 'fast'"),
     ({"gemm_bf16": {"min_tflops": True}}, "gate gemm_bf16.min_tflops must be a non-negative number, got True"),
-    ({"gemm_bf16": {}}, "gates.gemm_bf16 must be a non-empty dict of bounds (min_fraction_of_peak, min_tflops, "
-                        "forbid_clock_reasons)"),
+    ({"gemm_bf16": {}}, "gates.gemm_bf16 must be a non-empty dict of bounds (min_fraction_of_peak, "
+                        "min_fraction_of_expected, min_tflops, forbid_clock_reasons)"),
 ])
 def test_gates_that_cannot_be_evaluated_are_refused(gates, error):
     errors = validate(gates, {"gemm_fp8": "needs compute capability >= 8.9"}, "cuda")
@@ -75,7 +76,7 @@ def test_fail_names_host_gpu_value_bound_and_peak():
     assert failures == [{
         "host": "gpu-host-1", "test": "gemm_bf16", "gpu_index": 0, "gpu_name": "NVIDIA H100 80GB HBM3",
         "gate": "min_fraction_of_peak", "bound": 0.6, "measured": 0.5056, "value": 500.0, "unit": "TFLOP/s",
-        "peak": 989.0, "peak_source": "table", "reason": "measured 0.5056 < bound 0.6"}]
+        "peak": 989.0, "peak_source": "table", "expected": None, "reason": "measured 0.5056 < bound 0.6"}]
     assert failure_message(failures, "gpu-host-1") == (
         "1 benchmark gate(s) failed on gpu-host-1: gemm_bf16 on GPU 0 (NVIDIA H100 80GB HBM3): "
         "min_fraction_of_peak 0.6: measured 0.5056 < bound 0.6, 500.0 TFLOP/s, peak 989.0 TFLOP/s (table)")

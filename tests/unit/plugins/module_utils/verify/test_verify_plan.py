@@ -53,17 +53,49 @@ def test_gates_the_run_can_evaluate_are_accepted_as_given():
         "verify_gates: gate gemm_bf16.min_fraction_of_peak is a fraction from 0 to 1")
 
 
+def line_gates(got, line):
+    """The default gates the plan gives GPUs of a product line (its gpu_gates entry for that line)."""
+    return [entry["gates"] for entry in got["gpu_gates"] if entry.get("line") == line][0]
+
+
 def test_default_gates_on_tests_the_profile_does_not_run_are_not_applied():
     quick = F["verify_plan"](request())
-    assert quick["errors"] == [] and quick["product_line"] == "datacenter"
-    assert quick["gates"] == {"gemm_bf16": {"min_fraction_of_peak": 0.6}, "memcpy": {"min_fraction_of_peak": 0.6}}
+    assert quick["errors"] == [] and quick["product_line"] == "datacenter" and quick["gates"] == {}
+    assert line_gates(quick, "datacenter") == {"gemm_bf16": {"min_fraction_of_peak": 0.6},
+                                               "memcpy": {"min_fraction_of_peak": 0.6}}
     standard = F["verify_plan"](request(profile="standard", gpu_name="NVIDIA GeForce RTX 5090"))
-    assert standard["gates"]["sustained"] == {"min_fraction_of_peak": 0.4, "min_sustained_ratio": 0.6,
-                                              "forbid_clock_reasons": SLOWDOWNS}
+    assert line_gates(standard, "geforce")["sustained"] == {"min_fraction_of_peak": 0.4, "min_sustained_ratio": 0.6,
+                                                            "forbid_clock_reasons": SLOWDOWNS}
     only = F["verify_plan"](request(tests=["memcpy"]))
-    assert only["gates"] == {"memcpy": {"min_fraction_of_peak": 0.6}} and only["errors"] == []
+    assert line_gates(only, "datacenter") == {"memcpy": {"min_fraction_of_peak": 0.6}} and only["errors"] == []
     cpu = F["verify_plan"](request(device="cpu", profile="standard"))
-    assert cpu["gates"] == {} and cpu["product_line"] == "cpu" and cpu["errors"] == []
+    assert cpu["gates"] == {} and cpu["gpu_gates"] == [] and cpu["product_line"] == "cpu" and cpu["errors"] == []
+
+
+def test_each_gpu_of_a_mixed_host_takes_its_own_lines_defaults():
+    got = F["verify_plan"](request(gpu_names=["NVIDIA GeForce RTX 4090", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"]))
+    assert got["product_lines"] == ["geforce", "workstation"] and got["product_line"] == "geforce"
+    assert [entry["line"] for entry in got["gpu_gates"]] == ["datacenter", "workstation", "geforce"]
+    assert line_gates(got, "geforce")["gemm_bf16"] == {"min_fraction_of_peak": 0.5}
+    assert line_gates(got, "datacenter")["gemm_bf16"] == {"min_fraction_of_peak": 0.6}
+
+
+def test_user_gpu_gates_come_before_the_defaults_and_are_checked_like_gates():
+    mine = [{"model": "NVIDIA GeForce RTX 4090", "gates": {"gemm_bf16": {"min_tflops": 120}}}]
+    got = F["verify_plan"](request(gpu_names=["NVIDIA GeForce RTX 4090"], gpu_gates=mine))
+    assert got["errors"] == [] and got["gpu_gates"][0] == mine[0] and len(got["gpu_gates"]) == 4
+    with_common = F["verify_plan"](request(gates={"memcpy": {"min_gbps": 100}}, gpu_gates=mine))
+    assert with_common["gates"] == {"memcpy": {"min_gbps": 100}} and with_common["gpu_gates"] == mine
+    bad = F["verify_plan"](request(gpu_gates=[{"index": -1, "gates": {"sustained": {"min_sustained_ratio": 0.7}}},
+                                              {"gates": {"p2p": {"min_gbps": 1}}}]))
+    assert bad["errors"] == [
+        "verify_gpu_gates: gpu_gates[0].index must be a GPU index (0, 1, ...), got -1",
+        "verify_gpu_gates: gpu_gates[1] names no GPU: give model (the exact name), index or line",
+        "verify_gpu_gates: gpu_gates[1] gates p2p, figures between GPUs: give them in the common gates",
+        "verify_gpu_gates: gpu_gates[0]: gate on sustained can never fire: profile quick does not run sustained "
+        "(profiles that run it: standard, full; or list it in verify_tests)"]
+    assert F["verify_plan"](request(gpu_gates="fast"))["refusals"] == [
+        "verify_gpu_gates must be a list of {model | index | line, gates}"]
 
 
 def test_a_bad_forbidden_reason_in_the_default_gates_is_refused_under_its_own_name():
@@ -86,16 +118,18 @@ def test_verify_line_equals_gpu_peaks_product_line_for_every_known_gpu(name):
 def test_rtx_4000_sff_ada_and_titan_rtx_are_workstation_cards():
     for name in ("NVIDIA RTX 4000 SFF Ada Generation", "NVIDIA TITAN RTX"):
         got = F["verify_plan"](request(gpu_name=name))
-        assert got["product_line"] == "workstation" and got["gates"]["gemm_bf16"] == {"min_fraction_of_peak": 0.5}
+        assert got["product_line"] == "workstation" and line_gates(got, "workstation")["gemm_bf16"] == {
+            "min_fraction_of_peak": 0.5}
 
 
 def test_settings_follow_profile_tests_sizes_and_gates():
     base = plan.settings(request())
     assert base == {"device": "cuda", "profile": "quick", "tests": plan.tests_run("quick", []), "sizes": {},
-                    "gates": {}, "forbid_clock_reasons": sorted(SLOWDOWNS)}
+                    "gates": {}, "gpu_gates": [], "forbid_clock_reasons": sorted(SLOWDOWNS)}
     assert plan.settings(request(gpu_name="NVIDIA GeForce RTX 5090")) == base  # the GPU is in the fingerprint already
     for change in ({"profile": "standard"}, {"tests": ["memcpy"]}, {"sizes": {"memcpy": {"bytes": 1 << 20}}},
-                   {"gates": {"memcpy": {"min_gbps": 1}}}, {"forbid_clock_reasons": []}, {"device": "cpu"}):
+                   {"gates": {"memcpy": {"min_gbps": 1}}}, {"forbid_clock_reasons": []}, {"device": "cpu"},
+                   {"gpu_gates": [{"index": 1, "gates": {"memcpy": {"min_gbps": 1}}}]}):
         assert plan.settings(request(**change)) != base, change
     # the sustained test's length counts only when it runs
     assert plan.settings(request(sustained_seconds=10)) == base
