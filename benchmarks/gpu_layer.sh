@@ -6,7 +6,7 @@
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
 #   (fleet_tools also: python3 -m pip download --no-deps -d .whl/tools "$(grep '^nvidia-ml-py==' requirements.txt)")
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_check] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout]
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_check] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout] [verdicts]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -129,6 +129,10 @@ YAML
       printf '%-16s rc=%s, %s ms\n' driver_toolkit "$rc" "$wall"
       printf '%-16s %s\n' recap "${recap:-none}" summary "${summary:-none}"
       [ "$rc" = 0 ] && echo "$recap" | grep -q 'changed=0 ' ;;
+    verdicts)
+      echo "=== verdicts: a healthy fleet, a busy GPU measured and deferred, power, two GPUs (benchmarks/verdicts.sh) ==="
+      # shellcheck disable=SC2086 # VERDICT_STEPS is a list of step names
+      bash benchmarks/verdicts.sh ${VERDICT_STEPS:-} ;;
     verify)
       echo "=== verify.yml / site.yml timing, sustained test and gates (benchmarks/verify_layer.sh) ==="
       # shellcheck disable=SC2086 # VERIFY_STEPS is a list of step names

@@ -43,4 +43,5 @@ def test_no_reference_for_another_size_backend_or_model():
                                       "FLASH_ATTENTION") is None
     assert expected_figures.reference("NVIDIA GeForce RTX 5090", "gemm_bf16", "m=8192 n=8192 k=8192 bf16") is None
     assert expected_figures.reference(None, "gemm_bf16", "m=8192 n=8192 k=8192 bf16") is None
-    assert expected_figures.reference(" NVIDIA H200 ", "memcpy", "mib=1024")["fraction_of_peak"] == 0.89
+    assert expected_figures.reference(" NVIDIA H200 ", "memcpy", "mib=1024")["fraction_of_peak"] == 0.88
+    assert expected_figures.reference("NVIDIA H100 80GB HBM3", "d2h", "mib=256") is None  # host-dependent: peers only
