@@ -98,6 +98,7 @@ ansible_facts:
         ecc_mode: {description: "ECC enabled (null where unsupported).", type: bool}
         mig_mode: {description: "MIG enabled (null where unsupported).", type: bool}
         power_limit_w: {description: "Power management limit in watts.", type: float}
+        enforced_power_limit_w: {description: "Enforced power limit in watts (the management limit, or lower where another cap applies).", type: float}
         max_sm_clock_mhz: {description: "Maximum SM clock.", type: int}
         max_mem_clock_mhz: {description: "Maximum memory clock.", type: int}
         memory_bus_width_bits: {description: "Memory bus width.", type: int}

@@ -60,6 +60,24 @@ options:
       remapped_rows: {description: "A row remap or page retirement pending, or a row remap failed, fails.", type: bool, default: true}
       ecc_volatile: {description: Uncorrected ECC errors since the driver loaded fail., type: bool, default: true}
       ecc_aggregate: {description: "Uncorrected ECC errors over the GPU's life fail.", type: bool, default: false}
+      pcie_replay:
+        description:
+          - More than O(gates.pcie_replay_max) PCIe replays, or a new AER nonfatal or fatal error, while the benchmark
+            ran on the GPU (the C(counters) of its device entry in O(benchmark)) fails.
+          - Without them, the replays since the driver loaded - none passes, any is unknown.
+        type: bool
+        default: true
+        version_added: 0.6.0
+      pcie_replay_max:
+        description: PCIe replays one benchmark run may see on a GPU (a healthy link has none; DCGM allows 8 a minute).
+        type: int
+        default: 8
+        version_added: 0.6.0
+      nvlink:
+        description: An NVLink link that is down while other links of the GPU are up fails, naming it.
+        type: bool
+        default: true
+        version_added: 0.6.0
       require_known: {description: A gate that cannot read its figure fails instead of saying so., type: bool, default: false}
   host:
     description: The host's name, at the start of each message of RV(verdict) and the textfile's C(Hostname) fallback.
@@ -156,6 +174,12 @@ health:
         retired_pages: {description: "C(pending) (bool), C(sbe), C(dbe) (counts).", type: dict}
         ecc_uncorrected_volatile: {description: "Uncorrected ECC errors since the driver loaded.", type: int}
         ecc_uncorrected_aggregate: {description: "Uncorrected ECC errors over the GPU's life.", type: int}
+        pcie_replay: {description: "PCIe replay counter since the driver loaded (packets the link sent again).", type: int}
+        nvlink:
+          description: "NVLink links: C(link), C(state) (1 up, 0 down), C(version), C(remote) (the far end's bus id, null
+            when NVML does not report it); null for a GPU without NVLink."
+          type: list
+          elements: dict
         unsupported: {description: "Fields the GPU does not support.", type: list, elements: str}
         errors: {description: "Fields NVML failed to read, with the error.", type: dict}
     kernel_log:
@@ -214,7 +238,8 @@ except ImportError:
 
 KMSG = "/dev/kmsg"
 GATE_OPTIONS = dict([(name, dict(type="bool", default=DEFAULTS[name])) for name in GATES + ("require_known",)]
-                    + [("xid_ignore", dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"])))])
+                    + [("xid_ignore", dict(type="list", elements="int", default=list(DEFAULTS["xid_ignore"]))),
+                       ("pcie_replay_max", dict(type="int", default=DEFAULTS["pcie_replay_max"]))])
 
 
 def judge(module, reading):

@@ -42,7 +42,11 @@ description:
     result, no peak known) fails too.
   - Never changes any GPU setting. Child processes run with C(CUDA_DEVICE_ORDER=PCI_BUS_ID),
     C(NCCL_NVLS_ENABLE=0), C(TORCH_SYMM_MEM_DISABLE_MULTICAST=1) and C(NVSHMEM_DISABLE_NVLS=1) (NVLink
-    multicast off), and without C(TORCH_ALLOW_TF32_CUBLAS_OVERRIDE).
+    multicast off unless O(nvls)), and without C(TORCH_ALLOW_TF32_CUBLAS_OVERRIDE).
+  - "Between GPUs, the probe reads how they are linked (NVLink links, else PCIe): each P2P figure and the
+    all-reduce figure carry C(expected) from the links' nominal bandwidth and C(fraction_of_expected); the
+    sustained figures carry C(power) against the enforced power limit; each GPU's PCIe replay and AER
+    counters are read before and after its tests (C(counters))."
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
@@ -128,6 +132,17 @@ options:
       - Unknown test or bound names, and gates on tests that do not run, are refused before anything runs.
     type: dict
     default: {}
+  nvls:
+    description:
+      - Measure the multi-GPU tests with NVLink multicast (NVLS) on. By default every child runs with
+        C(NCCL_NVLS_ENABLE=0), C(TORCH_SYMM_MEM_DISABLE_MULTICAST=1) and C(NVSHMEM_DISABLE_NVLS=1) - on a shared host
+        a program using NVLink multicast can put every GPU out of service when it fails, and on some systems it
+        needs the fabric manager or IMEX set up first.
+      - With V(true) the multi-GPU child runs without those three variables (NCCL then uses NVLink multicast
+        where the GPUs and switches support it) and the all-reduce figure says C(nvls=true). The per-GPU
+        children keep it off.
+    type: bool
+    default: false
   dest:
     description:
       - Also write the result document as JSON to this file, atomically (a temporary file in the same directory,
@@ -186,7 +201,10 @@ benchmark:
     seconds: {description: Wall time of the whole run., type: float}
     python: {description: The interpreter that ran the children., type: str}
     torch: {description: "torch C(version), C(cuda), C(cudnn) and the C(python) version.", type: dict}
-    settings: {description: "C(reps), C(warmup_s), C(min_rep_s) (shortest repetition) and C(timeout) used.", type: dict}
+    settings:
+      description: "C(reps), C(warmup_s), C(min_rep_s) (shortest repetition), C(timeout) and C(nvls) (NVLink multicast
+        on in the multi-GPU child) used."
+      type: dict
     nvml_error: {description: "Why NVML facts (clocks, bus width, PCIe) were not read; null when they were.", type: str}
     devices:
       description: One entry per benchmarked GPU (one entry for the CPU in CPU mode).
@@ -208,7 +226,20 @@ benchmark:
         sm_count: {description: Streaming multiprocessors., type: int}
         l2_bytes: {description: L2 cache size (input rotation is sized from it)., type: int}
         memory_total_mib: {description: GPU memory., type: int}
-        nvml: {description: "NVML max clocks, bus width, PCIe link and power limit (null without NVML).", type: dict}
+        nvml:
+          description:
+            - "NVML max clocks, bus width, PCIe link, C(power_limit_w) (management) and C(enforced_power_limit_w), the
+              bus id, and the NVLink links: C(nvlink) (C(link), C(state) 1 active 0 inactive, C(version), C(remote) bus
+              id or null), C(nvlink_p2p) (bus ids NVML reports P2P over NVLink with), C(nvlink_remote_gpus) (links
+              whose far end is a GPU of this host). Null without NVML."
+          type: dict
+        counters:
+          description:
+            - "The GPU's link error counters before its first test and after its last: C(bus_id), C(pcie_replay)
+              (NVML's PCIe replay counter) and C(aer) (the kernel's AER counters C(correctable), C(nonfatal), C(fatal)
+              from sysfs; null where sysfs has none, as in most virtual machines), each C(before), C(after) and
+              C(delta). Null in CPU mode or without NVML."
+          type: dict
         status: {description: "The child's status: V(ok), V(failed), V(timeout) or V(crashed).", type: str}
         error: {description: The child's error (null when ok)., type: str}
         seconds: {description: Wall time of the child., type: float}
@@ -247,10 +278,22 @@ benchmark:
             sustained:
               description: "Sustained tests: C(first_rate), C(last_rate), C(ratio), C(duration_s), C(chunks)."
               type: dict
+            power:
+              description:
+                - "Sustained tests: the power of the last 5 seconds against the GPU's enforced power limit:
+                  C(median_w), C(max_w), C(limit_w), C(limit) (V(enforced), or V(management) where NVML has no
+                  enforced limit) and C(fraction_of_limit) (median / limit). Null without telemetry."
+              type: dict
     multi_gpu:
       description:
-        - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks) and C(backend)) and
-          C(figures.p2p) (a list, one figure per ordered pair with C(src), C(dst) and C(peer_access))."
+        - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks), C(backend) and C(nvls)) and
+          C(figures.p2p) (a list, one figure per ordered pair with C(src), C(dst) and C(peer_access)). Each has
+          C(expected) (C(value), C(nominal), C(source), C(basis): the link's nominal one-direction bandwidth times
+          the share a healthy host reaches) and C(fraction_of_expected), null where the links are unknown."
+        - "C(topology): C(pairs) (per ordered pair C(link) V(nvlink) or V(pcie), C(nvlink_version), C(links),
+          C(per_link_gbps), C(expected_gbps) (nominal, one direction), C(route), C(basis)) and C(nvlink) (every
+          link of every GPU: C(gpu), C(link), C(state), C(version), C(remote)); null without NVML or in CPU mode.
+          C(nvls): whether NVLink multicast was on."
         - Also C(gpus), C(status) (V(skipped) with fewer than two GPUs), C(error) and C(seconds). Null when
           no multi-GPU test was selected.
         - "A hang (the child gives no result within O(timeout)) is reported as such in C(attempts) and the child
@@ -312,6 +355,7 @@ def main():
             timeout=dict(type="float"),
             gpu_lock=dict(type="str"),
             gates=dict(type="dict", default={}),
+            nvls=dict(type="bool", default=False),
             dest=dict(type="path"),
         ),
         supports_check_mode=True,

@@ -55,10 +55,26 @@ H100 = {
 }
 H100_MIG = dict(H100, uuid="GPU-7c5a3e1f-9d7b-5f3a-1e9c-7b5d3f1a9e7c", bus_id="00000000:2A:00.0",
                 mig=[1, 1])
+# Two H200 as a virtual machine showed them (driver 580.159.04): 18 NVLink links each, all active, version
+# NVML_NVLINK_VERSION_4_0 (6), far end not reported (FFFFFFFF:FF:FF.0); NVML's P2P status over NVLink OK.
+NOT_REPORTED = "FFFFFFFF:FF:FF.0"
+H200_0 = {
+    "name": "NVIDIA H200", "uuid": "GPU-97e33dbe-e6ef-d319-f2cf-ae17784a58eb",
+    "pci_device_id": 0x233510DE, "bus_id": "00000000:00:06.0", "cc": (9, 0),
+    "memory": 143771 * MIB, "pcie": (5, 5, 16, 16), "persistence": 1, "ecc": [1, 1], "mig": [0, 0],
+    "power_mw": 700000, "enforced_mw": 700000, "sm_clock": 1980, "mem_clock": 3201, "bus_width": 6016,
+    "pcie_replay": 0, "nvlink": [(1, 6, NOT_REPORTED)] * 18, "p2p_nvlink": {"00000000:00:07.0": 0},
+}
+H200_1 = dict(H200_0, uuid="GPU-875e4dd4-97af-ee5b-51e5-78d5eea04098", bus_id="00000000:00:07.0",
+              p2p_nvlink={"00000000:00:06.0": 0})
+P2P_NOT_SUPPORTED = 5  # nvmlGpuP2PStatus_t NVML_P2P_STATUS_NOT_SUPPORTED
 
 
 class FakeNVML(types.SimpleNamespace):
     """Build with FakeNVML(gpus=[...], driver="580.159.04", cuda=13000, init_error=None)."""
+
+    NVML_NVLINK_MAX_LINKS = 18
+    NVML_P2P_CAPS_INDEX_NVLINK = 3
 
     def __init__(self, gpus=(), driver="580.159.04", cuda=13000, init_error=None):
         super().__init__(
@@ -141,3 +157,29 @@ class FakeNVML(types.SimpleNamespace):
 
     def nvmlDeviceGetMemoryBusWidth(self, h):
         return h["bus_width"]
+
+    def nvmlDeviceGetEnforcedPowerLimit(self, h):
+        return self._value(h.get("enforced_mw", h["power_mw"]))
+
+    def nvmlDeviceGetPcieReplayCounter(self, h):
+        return self._value(h.get("pcie_replay", NVMLError_NotSupported))
+
+    def _link(self, h, link):
+        """(state, version, remote bus id) of a link; a GPU without the key has no NVLink (NotSupported)."""
+        links = h.get("nvlink") or []
+        if link >= len(links):
+            raise NVMLError_NotSupported()
+        return links[link]
+
+    def nvmlDeviceGetNvLinkState(self, h, link):
+        return self._value(self._link(h, link)[0])
+
+    def nvmlDeviceGetNvLinkVersion(self, h, link):
+        return self._value(self._link(h, link)[1])
+
+    def nvmlDeviceGetNvLinkRemotePciInfo(self, h, link):
+        return types.SimpleNamespace(busId=self._value(self._link(h, link)[2]).encode())
+
+    def nvmlDeviceGetP2PStatus(self, h1, h2, index):
+        assert index == self.NVML_P2P_CAPS_INDEX_NVLINK
+        return self._value(h1.get("p2p_nvlink", {}).get(h2["bus_id"], P2P_NOT_SUPPORTED))

@@ -7,10 +7,14 @@ A figure names its test, size, what it counts and its unit, and carries the medi
 (`value`) with min, max, spread and repetitions, the reference `peak` with `peak_source`
 (table | derived | null) and `fraction_of_peak`, the correctness check, and a status:
 ok | skipped | failed | wrong_result | not_run. A figure whose check failed reports no
-value: a wrong kernel cannot post a fast time. Pure functions, no Ansible import.
+value: a wrong kernel cannot post a fast time. The sustained tests' figures carry `power` (the last
+5 s against the enforced power limit, benchmark/power.py); p2p figures their pair's `expected`
+(benchmark/link_expectation.py). Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.link_expectation import judged
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.power import power_reached
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import (
     rate, slowest_per_rep, summarize)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import size_text, spec_of
@@ -40,6 +44,8 @@ def _blank(name, size, peak_fields):
     result = {"test": name, "size": size_text(name, size), "counts": spec["counts"], "unit": spec["unit"],
               "status": None, "value": None, "min": None, "max": None, "spread": None, "reps": None,
               "seconds": None, "fraction_of_peak": None, "check": None, "error": None}
+    if spec.get("sustained"):
+        result["power"] = None
     result.update(peak_fields)
     return result
 
@@ -84,6 +90,7 @@ def figure(name, size, raw, peak_fields, missing_reason=None):
         result["sustained"] = sustained_rates(raw["chunks_s"], raw["inner"], spec_of(name)["work"](size, 1),
                                               SCALE[result["unit"]])
         stats["value"] = result["sustained"]["last_rate"]
+        result["power"] = power_reached(result.get("telemetry"))
     if "world" in raw:
         result["ranks"] = raw["world"]
     result.update(reps=stats["reps"], spread=round(stats["spread"], 4),
@@ -97,13 +104,17 @@ def figure(name, size, raw, peak_fields, missing_reason=None):
     return result
 
 
-def p2p_figures(size, raw, missing_reason=None):
-    """One figure per ordered pair of GPUs, with `src` and `dst`."""
+def p2p_figures(size, raw, missing_reason=None, expected=None):
+    """One figure per ordered pair of GPUs, with `src` and `dst`, and with `expected` and
+    `fraction_of_expected` from `expected` ({"0->1": link_expectation.pair_expectation()}; None: unknown)."""
     no_peak = peak_info("p2p", {})
     if raw is None or "pairs" not in raw:  # skipped, failed, or never reported
-        return [dict(figure("p2p", size, raw, no_peak, missing_reason), src=None, dst=None)]
+        return [dict(figure("p2p", size, raw, no_peak, missing_reason), src=None, dst=None, expected=None,
+                     fraction_of_expected=None)]
     figures = []
     for label, pair in sorted(raw["pairs"].items()):
         src, dst = (int(part) for part in label.split("->"))
-        figures.append(dict(figure("p2p", size, pair, no_peak), src=src, dst=dst))
+        fig = dict(figure("p2p", size, pair, no_peak), src=src, dst=dst)
+        fig.update(judged(fig, (expected or {}).get(label)))
+        figures.append(fig)
     return figures

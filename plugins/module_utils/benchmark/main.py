@@ -4,8 +4,11 @@
 """Benchmark child: entry point. argv[1] is a JSON plan whose `mode` says what to do.
 
 - probe: torch build, CUDA availability, every GPU's properties, NVML facts (through
-  nvml_gpus, when nvidia-ml-py imports); a torch that does not import is reported, not raised.
-- device: the per-device tests of the plan on one device ("cuda:N" or "cpu").
+  nvml_gpus, when nvidia-ml-py imports) with each GPU's NVLink links and NVLink peers (topology);
+  a torch that does not import is reported, not raised.
+- device: the per-device tests of the plan on one device ("cuda:N" or "cpu"); on a GPU, its PCIe
+  replay and AER counters before the first test and after the last (link_counters), and the power
+  limits beside the sustained tests' telemetry.
 - multi: allreduce then p2p over the plan's GPUs (or gloo CPU ranks).
 device and multi emit everything gathered so far after each test, so a crash or a
 timeout keeps the earlier figures. Runs inside the child, no Ansible import.
@@ -23,10 +26,15 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.multi 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import OPS, Bench
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import OPS as SUSTAINED_OPS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import LAST_S
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import open_sampler, summarize
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import (
+    open_sampler, read_power_limits, summarize)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES, err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
-from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_error_text, nvml_snapshot
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.link_counters import (
+    counter_changes, read_counters)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
+    nvml_error_text, nvml_session, read_snapshot)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.topology import read_topology
 
 
 def _attempt(func):
@@ -41,15 +49,36 @@ def _uuid(props):
     return (text if text.startswith("GPU-") else "GPU-" + text) if text else None
 
 
+def _links(nvml):
+    """topology.read_topology(), or None when it fails (the facts stand without it)."""
+    try:
+        return read_topology(nvml)
+    except Exception:  # NVMLError, or an nvidia-ml-py that answers in another shape
+        return None
+
+
 def _nvml():
     try:
         import pynvml
     except ImportError:
         return None, "nvidia-ml-py is not installed for %s" % sys.executable
     try:
-        return nvml_snapshot(pynvml)["gpus"], None
+        snapshot, links = nvml_session(pynvml, read_snapshot, _links)
     except pynvml.NVMLError as err:
         return None, nvml_error_text(err)
+    for gpu, extra in zip(snapshot["gpus"], links or []):
+        gpu.update(extra)
+    return snapshot["gpus"], None
+
+
+def _counters(sampler, root="/sys"):
+    """The GPU's link counters (link_counters.read_counters), None without NVML."""
+    if sampler is None:
+        return None
+    try:
+        return read_counters(sampler.nvml, sampler.handle, root)
+    except Exception:  # an NVML or sysfs answer in an unexpected shape: the figures stand without it
+        return None
 
 
 def probe(plan, emit):
@@ -99,6 +128,7 @@ def run_device(plan, emit):
     results = {}
     # GPU work of other checks on this host waits while figures are taken (common.gpu_lock).
     lock = acquire(plan.get("gpu_lock"), False, plan.get("gpu_lock_wait_s", 30.0)) if device.type == "cuda" else None
+    before = _counters(sampler)
     with torch.no_grad():
         for test in plan["tests"]:
             start = time.monotonic()
@@ -111,6 +141,8 @@ def run_device(plan, emit):
             if sampler is not None:
                 tail = LAST_S if test["op"] == "sustained" else None
                 result["telemetry"] = summarize(sampler.stop(), tail)
+                if tail is not None:
+                    result["telemetry"].update(read_power_limits(sampler.nvml, sampler.handle))
             else:
                 result["telemetry_error"] = telemetry_error
             result["wall_s"] = round(time.monotonic() - start, 3)
@@ -118,6 +150,8 @@ def run_device(plan, emit):
             if device.type == "cuda":
                 torch.cuda.empty_cache()
             emit({"tests": results, "gpu_lock": lock})
+    if before is not None:
+        emit({"tests": results, "gpu_lock": lock, "counters": counter_changes(before, _counters(sampler))})
 
 
 def run_multi(plan, emit):

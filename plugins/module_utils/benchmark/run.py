@@ -19,23 +19,30 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, p2p_figures, peak_info
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.expected import with_expectation
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gpu_peaks import pcie_gbps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates import (
     evaluate, gates_for, validate, validate_gpu_gates)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.link_expectation import expectations, judged
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import SCHEMA
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     MIN_REP_S, MIN_REPS, PROFILES, TESTS, WARMUP_S, resolve_sizes, select_tests, skip_reason, spec_of)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.topology import topology as link_topology
 
 # Every child: torch's CUDA indices in PCI bus order (as nvidia-smi and NVML number them);
 # no override forcing TF32 into the fp32 GEMM; NVLink multicast off in NCCL, PyTorch and
-# NVSHMEM (on shared hosts a program using it can put every GPU out of service).
-CHILD_ENV = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": None,
-             "NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+# NVSHMEM (on shared hosts a program using it can put every GPU out of service), unless the
+# option `nvls` asks the multi-GPU child to measure with it (NVLS_ON: the variables removed).
+NVLS_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+NVLS_ON = dict((key, None) for key in NVLS_OFF)
+CHILD_ENV = dict({"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": None}, **NVLS_OFF)
 PROBE_TIMEOUT = 120
+# The probe's NVML facts each device entry keeps (`nvml`); the NVLink keys feed multi_gpu.topology.
 NVML_KEYS = ("max_sm_clock_mhz", "max_mem_clock_mhz", "memory_bus_width_bits", "pcie_gen_current",
-             "pcie_gen_max", "pcie_width_current", "pcie_width_max", "power_limit_w")
+             "pcie_gen_max", "pcie_width_current", "pcie_width_max", "power_limit_w", "enforced_power_limit_w",
+             "pci_bus_id", "nvlink", "nvlink_p2p", "nvlink_remote_gpus")
 
 
 class BenchmarkError(Exception):
@@ -45,7 +52,7 @@ class BenchmarkError(Exception):
 def settings_for(params):
     profile = PROFILES[params["profile"]]
     return {"reps": params.get("reps") or profile["reps"], "warmup_s": WARMUP_S, "min_rep_s": MIN_REP_S,
-            "timeout": params.get("timeout") or profile["timeout"]}
+            "timeout": params.get("timeout") or profile["timeout"], "nvls": bool(params.get("nvls"))}
 
 
 def _not_selected(names, params):
@@ -177,14 +184,14 @@ def lock_plan(params, settings):
     return {"gpu_lock": params.get("gpu_lock") or None, "gpu_lock_wait_s": settings["timeout"] * LOCK_WAIT_SHARE}
 
 
-def _multi_with_retry(python, program, plan, timeout):
-    """(result, modes): the multi-GPU child; when it hangs (times out) on GPUs, once more with
-    NCCL_P2P_DISABLE=1. modes lists each attempt: {env, status, error, seconds}."""
-    result = _child(python, program, plan, timeout)
+def _multi_with_retry(python, program, plan, timeout, env=None):
+    """(result, modes): the multi-GPU child (with `env` added to CHILD_ENV); when it hangs (times out) on
+    GPUs, once more with NCCL_P2P_DISABLE=1. modes lists each attempt: {env, status, error, seconds}."""
+    result = _child(python, program, plan, timeout, env=env)
     modes = [{"env": {}, "status": result["status"], "error": result["error"], "seconds": result["seconds"]}]
     if result["status"] == "timeout" and plan["gpus"]:
         modes[0]["error"] = "hang: no result within %s s (%s)" % (timeout, result["error"])
-        retry = _child(python, program, plan, timeout, env=P2P_OFF)
+        retry = _child(python, program, plan, timeout, env=dict(env or {}, **P2P_OFF))
         modes.append({"env": dict(P2P_OFF), "status": retry["status"], "error": retry["error"],
                       "seconds": retry["seconds"]})
         if retry["status"] == "ok" or (retry["result"] and not result["result"]):
@@ -239,9 +246,18 @@ def _run_device(python, program, run, gpu, facts, early=None):
     if gpu:
         with_expectation(figures, gpu["name"])
     entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures,
-                 gpu_lock=(result["result"] or {}).get("gpu_lock"))
+                 gpu_lock=(result["result"] or {}).get("gpu_lock"), counters=(result["result"] or {}).get("counters"))
     entry["gates"] = gates_for(entry, run["gates"], run["gpu_gates"])
     return entry
+
+
+def multi_topology(gpus):
+    """multi_gpu's `topology` (hardware.topology over the GPUs' NVML facts, keyed by their benchmark index),
+    or None in CPU mode, with fewer than two GPUs or without NVML facts."""
+    known = [dict(gpu["nvml"], index=gpu["index"]) for gpu in gpus or [] if gpu.get("nvml")]
+    if len(known) < 2:
+        return None
+    return link_topology(known, pcie_gbps)
 
 
 def _run_multi(python, program, run, gpus):
@@ -250,23 +266,28 @@ def _run_multi(python, program, run, gpus):
     if not tests:
         return None
     todo = [name for name in tests if name not in skips]
+    nvls = bool(settings.get("nvls")) and bool(gpus)
     plan = dict(run["lock"], mode="multi", device="cuda" if gpus else "cpu", gpus=[gpu["index"] for gpu in gpus or []],
                 settings=settings, collective_timeout_s=settings["timeout"] / 2.0,
                 tests=[_entry(name, sizes) for name in todo])
-    result, modes = _multi_with_retry(python, program, plan, settings["timeout"])
+    result, modes = _multi_with_retry(python, program, plan, settings["timeout"], NVLS_ON if nvls else None)
     raw = (result["result"] or {}).get("tests") or {}
+    topology = multi_topology(gpus) if len(gpus or []) > 1 else None
+    expected = expectations(topology, nvls)
     figures = {}
     for name in tests:
         found = {"skipped": sorted(set(skips[name].values()))[0]} if name in skips else raw.get(name)
         if name == "p2p":
-            figures[name] = p2p_figures(sizes[name], found, _missing(result))
+            figures[name] = p2p_figures(sizes[name], found, _missing(result), expected["p2p"])
         else:
-            figures[name] = figure(name, sizes[name], found, peak_info(name, {} if gpus else None), _missing(result))
+            fig = figure(name, sizes[name], found, peak_info(name, {} if gpus else None), _missing(result))
+            fig.update(judged(fig, expected["allreduce"]), nvls=nvls)
+            figures[name] = fig
     status = result["status"] if todo else "skipped"
     working = [mode["env"] for mode in modes if mode["status"] == "ok"]
     return {"gpus": plan["gpus"], "status": status, "error": result["error"], "seconds": result["seconds"],
             "figures": figures, "attempts": modes, "gpu_lock": (result["result"] or {}).get("gpu_lock"),
-            "working_env": working[0] if working else None}
+            "working_env": working[0] if working else None, "nvls": nvls, "topology": topology}
 
 
 def run(params, host):

@@ -8,7 +8,8 @@ changed) every `interval_s` while a test runs. summarize() turns the samples int
 min/median/max per quantity and the clock-event reasons seen, decoded from NVML's bitmask
 (nvmlDeviceGetCurrentClocksEventReasons, formerly ...ClocksThrottleReasons). The PCIe link's
 generation and width are read under load here because a GPU slows its link down at idle (the
-verify role's health gate judges the generation from these readings). Runs inside
+verify role's health gate judges the generation from these readings). read_power_limits() gives the
+limits the sustained tests' power is set against (benchmark/power.py). Runs inside
 the child (pynvml is passed in) and in the parent (the pure functions); Python 3.9, no
 Ansible import.
 """
@@ -107,6 +108,14 @@ def read_sample(nvml, handle):
             "pcie_gen": _read(nvml, handle, "nvmlDeviceGetCurrPcieLinkGeneration"),
             "pcie_width": _read(nvml, handle, "nvmlDeviceGetCurrPcieLinkWidth"),
             "reasons": reasons}
+
+
+def read_power_limits(nvml, handle):
+    """{enforced_power_limit_w, power_limit_w (the management limit)} in W, None where NVML cannot tell."""
+    enforced = _read(nvml, handle, "nvmlDeviceGetEnforcedPowerLimit")
+    management = _read(nvml, handle, "nvmlDeviceGetPowerManagementLimit")
+    return {"enforced_power_limit_w": round(enforced / 1000.0, 1) if enforced is not None else None,
+            "power_limit_w": round(management / 1000.0, 1) if management is not None else None}
 
 
 class Sampler:

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Read what says a GPU is sick: PCIe link, remapped rows, retired pages, uncorrected ECC (NVML),
-and the Xid errors the driver logged since boot (the kernel log).
+"""Read what says a GPU is sick: PCIe link and its replay counter, NVLink links, remapped rows, retired pages,
+uncorrected ECC (NVML), and the Xid errors the driver logged since boot (the kernel log).
 
 Every reader takes what it reads through as an argument (the pynvml module, a command runner,
 a /dev/kmsg reader), so unit tests pass fakes fed real-looking values. A field a GPU does not
@@ -16,6 +16,7 @@ import errno
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.topology import read_links
 
 # The health textfile node_exporter reads (gpu_health writes it, the preflight probe reads it back).
 TEXTFILE = "blackwell_pytorch_health.prom"
@@ -67,6 +68,19 @@ def _remapped_rows(value):
             "failure": bool(failure)}
 
 
+def _nvlink(fields):
+    """The GPU's NVLink links (topology.read_links), `nvlink` listed as unsupported where it has none (or
+    nvidia-ml-py is older than the calls)."""
+    try:
+        links = read_links(fields.nvml, fields.handle)
+    except fields.nvml.NVMLError as err:
+        fields.errors["nvlink"] = "%s: %s" % (type(err).__name__, err)
+        return None
+    if not links:
+        fields.unsupported.append("nvlink")
+    return links or None
+
+
 def nvml_gpu_health(nvml, index):
     """The health fields of GPU `index` (NVML order)."""
     handle = nvml.nvmlDeviceGetHandleByIndex(index)
@@ -92,6 +106,8 @@ def nvml_gpu_health(nvml, index):
         "pcie_gen_gpu_max": fields.get("pcie_gen_gpu_max", "nvmlDeviceGetGpuMaxPcieLinkGeneration"),
         "pcie_width_current": fields.get("pcie_width_current", "nvmlDeviceGetCurrPcieLinkWidth"),
         "pcie_width_max": fields.get("pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth"),
+        "pcie_replay": fields.get("pcie_replay", "nvmlDeviceGetPcieReplayCounter"),
+        "nvlink": _nvlink(fields),
         "remapped_rows": _remapped_rows(fields.get("remapped_rows", "nvmlDeviceGetRemappedRows")),
         "retired_pages": None if pending is None else {
             "pending": bool(pending), "sbe": len(sbe) if sbe is not None else None,

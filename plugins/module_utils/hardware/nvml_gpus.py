@@ -50,6 +50,7 @@ def nvml_gpu(nvml, index):
     capability = _query(nvml, "nvmlDeviceGetCudaComputeCapability", handle)
     memory = _query(nvml, "nvmlDeviceGetMemoryInfo", handle)
     power_mw = _query(nvml, "nvmlDeviceGetPowerManagementLimit", handle)
+    enforced_mw = _query(nvml, "nvmlDeviceGetEnforcedPowerLimit", handle)
     name = _text(nvml.nvmlDeviceGetName(handle))
     gpu = {
         "index": index,
@@ -72,6 +73,8 @@ def nvml_gpu(nvml, index):
         "ecc_mode": _mode(_query(nvml, "nvmlDeviceGetEccMode", handle)),
         "mig_mode": _mode(_query(nvml, "nvmlDeviceGetMigMode", handle)),
         "power_limit_w": round(power_mw / 1000.0, 1) if power_mw is not None else None,
+        # The limit the GPU holds to: the management limit, or lower where another cap applies.
+        "enforced_power_limit_w": round(enforced_mw / 1000.0, 1) if enforced_mw is not None else None,
         "max_sm_clock_mhz": _query(nvml, "nvmlDeviceGetMaxClockInfo", handle, nvml.NVML_CLOCK_SM),
         "max_mem_clock_mhz": _query(nvml, "nvmlDeviceGetMaxClockInfo", handle, nvml.NVML_CLOCK_MEM),
         "memory_bus_width_bits": _query(nvml, "nvmlDeviceGetMemoryBusWidth", handle),

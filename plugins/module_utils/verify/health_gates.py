@@ -6,8 +6,10 @@
 Gates: `pcie_gen` and `pcie_width` (the link below its maximum), `xid` (Xid errors since boot,
 codes in `xid_ignore` excepted), `remapped_rows` (a row remap or a page retirement pending, a
 remap failed), `ecc_volatile` and `ecc_aggregate` (uncorrected ECC errors since the driver loaded,
-over the GPU's life). Each gate's verdict per GPU is passed, failed, unknown (could not be read:
-the reason is said), not_supported (never a failure) or off. A link slows down at idle, so the
+over the GPU's life), `pcie_replay` (more than `pcie_replay_max` PCIe replays, or a new AER nonfatal or
+fatal error, while the benchmark ran: its device entry's `counters`), `nvlink` (a link NVML lists that
+is down while other links of the GPU are up). Each gate's verdict per GPU is passed, failed, unknown
+(could not be read: the reason is said), not_supported (never a failure) or off. A link slows down at idle, so the
 generation is judged from a reading under load: the benchmark's telemetry (every figure records
 the link while its test runs), else the reading itself when the GPU is at P0 and busy; a link at
 its maximum now passes whatever the load. With `require_known`, unknown fails too.
@@ -17,9 +19,13 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import slot_label
 
-GATES = ("pcie_gen", "pcie_width", "xid", "remapped_rows", "ecc_volatile", "ecc_aggregate")
+GATES = ("pcie_gen", "pcie_width", "xid", "remapped_rows", "ecc_volatile", "ecc_aggregate", "pcie_replay", "nvlink")
+# pcie_replay_max: a healthy link replays no packet at all; DCGM's health watch allows 8 replays a minute
+# (DCGM_LIMIT_MAX_PCIREPLAY_RATE, the driver team's figure), and a GPU's benchmark run lasts about a minute
+# or less in the quick and standard profiles, so more than 8 in one run is above that rate.
 DEFAULTS = {"pcie_gen": True, "pcie_width": True, "xid": True, "xid_ignore": [13, 31, 43, 45],
-            "remapped_rows": True, "ecc_volatile": True, "ecc_aggregate": False, "require_known": False}
+            "remapped_rows": True, "ecc_volatile": True, "ecc_aggregate": False, "pcie_replay": True,
+            "pcie_replay_max": 8, "nvlink": True, "require_known": False}
 BUSY_UTILIZATION = 50
 LINK_ADVICE = "reseat the card, check its slot or riser and the firmware's PCIe settings"
 
@@ -29,10 +35,18 @@ def xid_numbers(values):
     return [int(x) if isinstance(x, str) and x.strip().isdigit() else x for x in values]
 
 
+def replay_bound(value):
+    """pcie_replay_max given as text ("16", from -e or a template) read as a number; anything else as given."""
+    return int(value) if isinstance(value, str) and value.strip().isdigit() else value
+
+
 def options_errors(options):
     """Messages for options that are not what the gates read."""
     errors = ["verify_health_%s must be true or false (got %r)" % (key, options[key])
               for key in GATES + ("require_known",) if key in options and not isinstance(options[key], bool)]
+    bound = options.get("pcie_replay_max", 0)
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
+        errors.append("verify_health_pcie_replay_max must be a whole number of replays, 0 or more (got %r)" % (bound,))
     ignore = options.get("xid_ignore", [])
     if not isinstance(ignore, list) or [x for x in ignore if isinstance(x, bool) or not isinstance(x, int)]:
         errors.append("verify_health_xid_ignore must be a list of Xid numbers (got %r)" % (ignore,))
@@ -42,14 +56,27 @@ def options_errors(options):
     return errors
 
 
+def _same_gpu(device, gpu):
+    if device.get("uuid") and gpu.get("uuid"):
+        return device.get("uuid") == gpu.get("uuid")
+    return device.get("index") is not None and device.get("index") == gpu.get("index")
+
+
+def load_counters(benchmark, gpu):
+    """(counters, seconds) of the benchmark's device entry for this GPU (matched by UUID, else index), or (None,
+    None): the link counters before and after its tests (hardware/link_counters.py) and how long it ran."""
+    for device in (benchmark or {}).get("devices") or []:
+        if _same_gpu(device, gpu) and device.get("counters"):
+            return device["counters"], device.get("seconds")
+    return None, None
+
+
 def load_link(benchmark, gpu):
     """{gen, width, test}: the highest link generation and width the benchmark's telemetry saw on this GPU
     (matched by UUID, else index), or Nones."""
     best = {"gen": None, "width": None, "test": None}
     for device in (benchmark or {}).get("devices") or []:
-        same = device.get("uuid") == gpu.get("uuid") if device.get("uuid") and gpu.get("uuid") else \
-            device.get("index") is not None and device.get("index") == gpu.get("index")
-        if not same:
+        if not _same_gpu(device, gpu):
             continue
         for test, fig in sorted((device.get("figures") or {}).items()):
             telemetry = fig.get("telemetry") or {}
@@ -164,8 +191,67 @@ def xid(gpu, log, ignore):
     return _verdict("passed", "no Xid since boot in the %s%s" % (log["source"], partial))
 
 
+def _aer_text(aer):
+    if aer is None:
+        return "AER counters not in sysfs"
+    return "AER " + ", ".join("%s +%s" % (kind, "?" if aer[kind]["delta"] is None else aer[kind]["delta"])
+                              for kind in ("correctable", "nonfatal", "fatal"))
+
+
+def pcie_replay(gpu, counters, seconds, bound, stored):
+    """The PCIe replays and AER errors of the benchmark's run on this GPU; without its counters, the replays
+    since the driver loaded (none: passed)."""
+    if counters is None:
+        total = gpu.get("pcie_replay")
+        if total is None:
+            return _unreadable(gpu, ("pcie_replay",), "PCIe replay counter") or _verdict(
+                "unknown", "PCIe replay counter unknown")
+        if total == 0:
+            return _verdict("passed", "no PCIe replay since the driver loaded")
+        return _verdict("unknown", "%s PCIe replay(s) since the driver loaded, and no benchmark reading to tell "
+                        "whether they came under load (the benchmark reads the counters before and after its tests "
+                        "when nvidia-ml-py imports in the stack)" % total)
+    span, of = "%.0f s" % seconds if seconds else "its run", ", result of %s" % stored if stored else ""
+    where = "during the benchmark (%s%s)" % (span, of)
+    replay, aer = counters.get("pcie_replay") or {}, counters.get("aer")
+    problems = []
+    if replay.get("delta") is not None and replay["delta"] > bound:
+        rate = ", %.0f a minute" % (replay["delta"] * 60.0 / seconds) if seconds else ""
+        problems.append("PCIe replay counter rose by %s during the benchmark (%s%s%s), expected at most %s: the link "
+                        "resends packets it lost; %s" % (replay["delta"], span, rate, of, bound, LINK_ADVICE))
+    for kind in ("nonfatal", "fatal"):
+        delta = ((aer or {}).get(kind) or {}).get("delta")
+        if delta:
+            problems.append("%s new AER %s error(s) %s (bus %s), expected none: see the kernel log's AER lines; %s"
+                            % (delta, kind, where, counters.get("bus_id"), LINK_ADVICE))
+    if problems:
+        return _verdict("failed", "; ".join(problems))
+    if replay.get("delta") is None:
+        return _verdict("unknown", "PCIe replay counter unknown %s; %s" % (where, _aer_text(aer)))
+    return _verdict("passed", "PCIe replays +%s %s; %s" % (replay["delta"], where, _aer_text(aer)))
+
+
+def nvlink(gpu):
+    """A link NVML lists but reports down while other links of the GPU are up fails, naming the links."""
+    links = gpu.get("nvlink")
+    if not links:
+        return _unreadable(gpu, ("nvlink",), "NVLink") or _verdict("unknown", "NVLink links unknown")
+    up = [link for link in links if link.get("state") == 1]
+    down = [link["link"] for link in links if link.get("state") != 1]
+    if not up:
+        return _verdict("passed", "no NVLink link active (%d listed: no bridge or switch connected)" % len(links))
+    if down:
+        return _verdict("failed", "NVLink %s %s down: %d of %d links active (nvidia-smi nvlink --status -i %s shows "
+                        "each link; a link down on a bridge or baseboard needs the card reseated or the board "
+                        "serviced)" % (", ".join(str(link) for link in down), "is" if len(down) == 1 else "are",
+                                       len(up), len(links), gpu.get("index")))
+    versions = sorted(set(link.get("version") or "?" for link in up))
+    return _verdict("passed", "%d of %d NVLink links active (NVLink %s)" % (len(up), len(links), ", ".join(versions)))
+
+
 def _gpu_gates(gpu, options, log, benchmark, stored):
     load = load_link(benchmark, gpu)
+    counters, seconds = load_counters(benchmark, gpu)
     judges = {
         "pcie_gen": lambda: pcie_gen(gpu, load, stored),
         "pcie_width": lambda: pcie_width(gpu, load),
@@ -173,6 +259,8 @@ def _gpu_gates(gpu, options, log, benchmark, stored):
         "remapped_rows": lambda: remapped_rows(gpu),
         "ecc_volatile": lambda: ecc(gpu, "ecc_uncorrected_volatile", "since the driver loaded"),
         "ecc_aggregate": lambda: ecc(gpu, "ecc_uncorrected_aggregate", "over the GPU's life"),
+        "pcie_replay": lambda: pcie_replay(gpu, counters, seconds, options["pcie_replay_max"], stored),
+        "nvlink": lambda: nvlink(gpu),
     }
     return dict((gate, judges[gate]() if options[gate] else _verdict("off", "not checked")) for gate in GATES)
 
@@ -192,6 +280,7 @@ def evaluate(reading, options=None, host="", benchmark=None, stored=None, device
     gpu_health reading. `benchmark` is the torch_benchmark document whose telemetry holds the link under load,
     `stored` the date of the result it comes from when that result is not this run's."""
     options = dict(DEFAULTS, **(options or {}))
+    options["pcie_replay_max"] = replay_bound(options["pcie_replay_max"])
     errors = options_errors(options)
     if errors:
         raise ValueError("; ".join(errors))

@@ -6,7 +6,7 @@
 A reading of gpu_health becomes one sample per GPU of each DCGM field it read (DCGM_FI_DEV_XID_ERRORS,
 DCGM_FI_DEV_PCIE_LINK_GEN, ..., with dcgm-exporter's labels gpu, UUID, pci_bus_id, device, modelName
 and Hostname), so dashboards and alerts written for dcgm-exporter read these too; the gates' verdicts
-go under blackwell_pytorch_health_*. A field not supported or not read has no sample (dcgm-exporter
+go under blackwell_pytorch_health_*, with the NVLink links listed and up per GPU. A field not supported or not read has no sample (dcgm-exporter
 leaves it out too); the Xid metrics exist only when the kernel log was read. Pure functions.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ DCGM = {
     "DCGM_FI_DEV_PCIE_LINK_WIDTH": ("gauge", "PCIe link width (lanes) when read."),
     "DCGM_FI_DEV_PCIE_MAX_LINK_GEN": ("gauge", "Maximum PCIe link generation of the GPU in its slot."),
     "DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH": ("gauge", "Maximum PCIe link width (lanes)."),
+    "DCGM_FI_DEV_PCIE_REPLAY_COUNTER": ("counter", "Total number of PCIe retries."),
     "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS": ("counter", "Number of remapped rows for correctable errors"),
     "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS": ("counter", "Number of remapped rows for uncorrectable errors"),
     "DCGM_FI_DEV_ROW_REMAP_FAILURE": ("gauge", "Whether remapping of rows has failed"),
@@ -38,6 +39,8 @@ HELP = {
                    "not supported or off).",
     "kernel_log_readable": "1 when the kernel log could be read for Xid errors, else 0.",
     "xid_events": "Xid errors of this code logged since boot.",
+    "nvlink_links": "NVLink links NVML lists on this GPU.",
+    "nvlink_links_active": "NVLink links of this GPU that are up.",
 }
 
 
@@ -54,6 +57,7 @@ def _dcgm_values(gpu, xids):
     yield "DCGM_FI_DEV_PCIE_LINK_WIDTH", gpu.get("pcie_width_current")
     yield "DCGM_FI_DEV_PCIE_MAX_LINK_GEN", gpu.get("pcie_gen_max")
     yield "DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", gpu.get("pcie_width_max")
+    yield "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", gpu.get("pcie_replay")
     yield "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", rows.get("corrected")
     yield "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", rows.get("uncorrected")
     yield "DCGM_FI_DEV_ROW_REMAP_FAILURE", None if not rows else int(rows["failure"])
@@ -78,6 +82,10 @@ def samples(reading, health, host=""):
         for name, value in _dcgm_values(gpu, xids):
             if value is not None:
                 yield name, labels, int(value)
+        links = gpu.get("nvlink") or []
+        if links:
+            yield PREFIX + "nvlink_links", labels, len(links)
+            yield PREFIX + "nvlink_links_active", labels, len([link for link in links if link.get("state") == 1])
         for code in sorted(set(record["xid"] for record in xids or [])):
             yield PREFIX + "xid_events", labels + [("xid", code)], len([r for r in xids if r["xid"] == code])
         gates = verdicts.get(gpu.get("uuid") or gpu.get("index")) or {}

@@ -151,7 +151,9 @@ def test_adding_one_gpu_is_one_entry_and_its_pci_id(monkeypatch, tmp_path):
 
     # product line: the verify role's gates and the benchmark's per-device value
     plan = verify_plan({"device": "cuda", "profile": "quick", "gpu_name": name})
-    assert plan["product_line"] == "workstation" and plan["gates"]["gemm_bf16"] == {"min_fraction_of_peak": 0.5}
+    assert plan["product_line"] == "workstation"
+    assert [entry["gates"]["gemm_bf16"] for entry in plan["gpu_gates"] if entry["line"] == "workstation"] == [
+        {"min_fraction_of_peak": 0.5}]
     assert _benchmark_device(name, (15, 0))["product_line"] == "workstation"
 
 

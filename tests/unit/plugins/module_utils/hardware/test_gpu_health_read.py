@@ -140,6 +140,8 @@ def test_healthy_h100():
     assert (gpu["ecc_uncorrected_volatile"], gpu["ecc_uncorrected_aggregate"]) == (0, 0)
     assert gpu["unsupported"] == ["retired_pages_pending", "retired_pages_sbe", "retired_pages_dbe"]
     assert gpu["errors"] == {}
+    assert gpu["pcie_replay"] == 0 and len(gpu["nvlink"]) == 18
+    assert gpu["nvlink"][17] == {"link": 17, "state": 1, "version": "4.0", "remote": None}
 
 
 def test_geforce_fields_not_supported_and_errors_kept_apart():
@@ -149,6 +151,7 @@ def test_geforce_fields_not_supported_and_errors_kept_apart():
     assert "remapped_rows" in gpu["unsupported"] and "ecc_uncorrected_aggregate" in gpu["unsupported"]
     assert gpu["errors"] == {"ecc_uncorrected_volatile": "NVMLError_Unknown: Unknown Error"}
     assert (gpu["pcie_gen_current"], gpu["pstate"], gpu["device"]) == (1, 8, "nvidia1")
+    assert gpu["nvlink"] is None and "nvlink" in gpu["unsupported"]
 
 
 def test_retired_pages_on_a_pre_ampere_gpu():
@@ -157,6 +160,21 @@ def test_retired_pages_on_a_pre_ampere_gpu():
     (gpu,) = gpu_health.nvml_health(fh.HealthNVML([volta]))["gpus"]
     assert gpu["retired_pages"] == {"pending": True, "sbe": 2, "dbe": 1}
     assert gpu["remapped_rows"] is None and gpu["unsupported"] == ["remapped_rows"]
+
+
+def test_an_nvlink_link_that_is_down_and_the_replay_counter_are_read():
+    links = [(1, 6, fake.NOT_REPORTED)] * 18
+    links[5] = (0, 6, fake.NOT_REPORTED)
+    (gpu,) = gpu_health.nvml_health(fh.HealthNVML([dict(fh.H100_HEALTHY, nvlink=links, pcie_replay=37)]))["gpus"]
+    assert gpu["pcie_replay"] == 37 and gpu["nvlink"][5] == {"link": 5, "state": 0, "version": "4.0", "remote": None}
+    assert [link["state"] for link in gpu["nvlink"]].count(1) == 17
+
+
+def test_an_nvidia_ml_py_without_the_nvlink_calls_is_not_supported():
+    class Old(fh.HealthNVML):
+        nvmlDeviceGetNvLinkState = property()  # reading the attribute raises AttributeError
+    (gpu,) = gpu_health.nvml_health(Old([fh.H100_HEALTHY]))["gpus"]
+    assert gpu["nvlink"] is None and "nvlink" in gpu["unsupported"]
 
 
 def test_an_old_nvidia_ml_py_without_a_call():

@@ -17,7 +17,7 @@ def test_rtx_5090():
         "arch_family": "Blackwell", "product_line": "geforce", "memory_total_mib": 32607, "pcie_gen_current": 1,
         "pcie_gen_max": 5, "pcie_width_current": 16, "pcie_width_max": 16,
         "persistence_mode": False, "ecc_mode": None, "mig_mode": None, "power_limit_w": 575.0,
-        "max_sm_clock_mhz": 3090, "max_mem_clock_mhz": 14001, "memory_bus_width_bits": 512,
+        "enforced_power_limit_w": 575.0, "max_sm_clock_mhz": 3090, "max_mem_clock_mhz": 14001, "memory_bus_width_bits": 512,
         "driver_bound": "nvidia", "source": "nvml",
     }
     assert snap["driver_version"] == "580.159.04" and snap["cuda_driver_version"] == 13000
@@ -37,6 +37,13 @@ def test_h100():
     assert gpu["ecc_mode"] is True and gpu["mig_mode"] is False and gpu["persistence_mode"] is True
     assert (gpu["max_sm_clock_mhz"], gpu["max_mem_clock_mhz"], gpu["memory_bus_width_bits"]) == (1980, 2619, 5120)
     assert gpu["power_limit_w"] == 700.0 and gpu["pci_bus_id"] == "0000:18:00.0"
+
+
+def test_the_enforced_power_limit_is_read_beside_the_management_limit():
+    capped = dict(fake.H200_0, power_mw=700000, enforced_mw=600000)
+    gpu, other = nvml_snapshot(fake.FakeNVML([capped, fake.H200_1]))["gpus"]
+    assert (gpu["power_limit_w"], gpu["enforced_power_limit_w"]) == (700.0, 600.0)
+    assert (other["power_limit_w"], other["enforced_power_limit_w"]) == (700.0, 700.0)
 
 
 def test_mig_enabled_gpu_next_to_a_plain_one():

@@ -44,9 +44,12 @@ def test_a_healthy_h100_passes_every_gate():
     result = health_gates.evaluate(reading(fh.H100_HEALTHY), host="ws1")
     assert result["passed"] and result["failures"] == [] and result["unknown"] == []
     assert gates(result) == {"pcie_gen": "passed", "pcie_width": "passed", "xid": "passed", "remapped_rows": "passed",
-                             "ecc_volatile": "passed", "ecc_aggregate": "off"}
+                             "ecc_volatile": "passed", "ecc_aggregate": "off", "pcie_replay": "passed",
+                             "nvlink": "passed"}
     assert result["summary"] == "health: passed on 1 GPU"
     assert result["gpus"][0]["gates"]["pcie_gen"]["text"] == "PCIe gen 5 of 5"
+    assert result["gpus"][0]["gates"]["pcie_replay"]["text"] == "no PCIe replay since the driver loaded"
+    assert result["gpus"][0]["gates"]["nvlink"]["text"] == "18 of 18 NVLink links active (NVLink 4.0)"
 
 
 def test_link_generation_judged_under_load():
@@ -163,7 +166,8 @@ def test_geforce_without_ecc_or_remapped_rows_is_not_supported_never_failed():
     assert result["passed"], result["failures"]
     assert gates(result) == {"pcie_gen": "passed", "pcie_width": "passed", "xid": "passed",
                              "remapped_rows": "not_supported", "ecc_volatile": "not_supported",
-                             "ecc_aggregate": "not_supported"}
+                             "ecc_aggregate": "not_supported", "pcie_replay": "passed", "nvlink": "not_supported"}
+    assert result["not_supported"][-1] == "GPU 0 (NVIDIA GeForce RTX 5090, 0000:01:00.0) NVLink not supported"
     assert result["not_supported"][0] == ("GPU 0 (NVIDIA GeForce RTX 5090, 0000:01:00.0) remapped rows and retired "
                                           "pages not supported")
 

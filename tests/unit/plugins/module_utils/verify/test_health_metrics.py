@@ -99,3 +99,23 @@ def test_label_values_are_escaped():
     reading["gpus"][0]["name"] = 'odd "name"\\x'
     metrics = parse(health_metrics.prometheus(reading))
     assert metrics["DCGM_FI_DEV_PCIE_LINK_GEN"]["samples"][0][0]["modelName"] == 'odd \\"name\\"\\\\x'
+
+
+def test_pcie_replays_and_nvlink_links_per_gpu():
+    links = [(1, 6, "FFFFFFFF:FF:FF.0")] * 18
+    links[5] = (0, 6, "FFFFFFFF:FF:FF.0")
+    reading = nvml_health(fh.HealthNVML([dict(fh.H100_HEALTHY, pcie_replay=37, nvlink=links), fh.RTX_5090_IDLE]))
+    reading["hostname"] = "ws1.lab"
+    reading["kernel_log"] = {"source": "journal", "complete": True, "error": None, "xids": []}
+    health = health_gates.evaluate(reading, host="ws1")
+    metrics = parse(health_metrics.prometheus(reading, health, "ws1"))
+    replay = metrics["DCGM_FI_DEV_PCIE_REPLAY_COUNTER"]
+    assert (replay["type"], replay["help"]) == ("counter", "Total number of PCIe retries.")
+    assert [(labels["gpu"], value) for labels, value in replay["samples"]] == [("0", 37.0), ("1", 0.0)]
+    assert [(labels["gpu"], value) for labels, value in metrics[health_metrics.PREFIX + "nvlink_links"]["samples"]] == [
+        ("0", 18.0)]
+    active = metrics[health_metrics.PREFIX + "nvlink_links_active"]["samples"]
+    assert [(labels["gpu"], value) for labels, value in active] == [("0", 17.0)]
+    gate = [(labels["gpu"], value) for labels, value in metrics[health_metrics.PREFIX + "gate_passed"]["samples"]
+            if labels["gate"] == "nvlink"]
+    assert gate == [("0", 0.0)]
