@@ -17,7 +17,8 @@ description:
     V(derived) from SM count, NVML clocks and bus width otherwise) and the fraction of peak.
   - "Suite: dense GEMM in fp16, bf16, TF32, fp32 (TF32 off), fp64 and FP8 e4m3 (compute capability
     >= 8.9); batched bf16 GEMM; device-to-device copy (bytes read + written); pinned host-to-device and
-    device-to-host copies; SDPA forward with the flash backend; conv2d (cuDNN, channels_last, bf16);
+    device-to-host copies; SDPA forward through the backend torch picks by default (named in the
+    figure's C(backend)); conv2d (cuDNN, channels_last, bf16);
     LayerNorm and softmax as achieved bandwidth; with several GPUs, P2P copy bandwidth per ordered pair
     and NCCL all-reduce bus bandwidth (one process per GPU). Profile V(full) adds a
     torch.nn.TransformerEncoder inference throughput, ResNet-50 inference (when torchvision imports;
@@ -124,14 +125,29 @@ options:
     type: str
   gates:
     description:
-      - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda; a fraction from 0 to 1), and by unit
+      - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda; a fraction from 0 to 1),
+        C(min_fraction_of_expected) (device cuda: the figure over what a healthy GPU of the model reaches at that
+        size, the figure's C(expected); a figure without one fails it, naming why), and by unit
         C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup);
-        C(min_sustained_ratio) for the sustained tests; C(forbid_clock_reasons) (a list of reason names) for
+        C(min_sustained_ratio) and C(min_power_fraction) (the power the last 5 s drew over the enforced power
+        limit, device cuda) for the sustained tests; C(forbid_clock_reasons) (a list of reason names) for
         per-GPU tests on cuda. Example:
         C({gemm_bf16: {min_fraction_of_peak: 0.6}, sustained: {forbid_clock_reasons: [hw_thermal_slowdown]}})."
+      - These apply to every GPU that no O(gpu_gates) entry names, and to the figures between GPUs.
       - Unknown test or bound names, and gates on tests that do not run, are refused before anything runs.
     type: dict
     default: {}
+  gpu_gates:
+    description:
+      - Gates for one GPU model, index or product line, so that each GPU of a mixed host is judged as itself. Each
+        entry names C(model) (the exact name NVML and torch report), C(index), C(line) (V(geforce),
+        V(workstation), V(datacenter)) or several of them (all must match), and C(gates) as in O(gates) (tests
+        of one GPU only). A GPU takes the gates of the first entry that names it, else O(gates).
+      - Every device entry of the result carries the C(gates) it was judged by.
+    type: list
+    elements: dict
+    default: []
+    version_added: 0.6.0
   nvls:
     description:
       - Measure the multi-GPU tests with NVLink multicast (NVLS) on. By default every child runs with
@@ -240,6 +256,7 @@ benchmark:
               from sysfs; null where sysfs has none, as in most virtual machines), each C(before), C(after) and
               C(delta). Null in CPU mode or without NVML."
           type: dict
+        gates: {description: "The gates this device was judged by: its O(gpu_gates) entry's, else O(gates).", type: dict, version_added: 0.6.0}
         status: {description: "The child's status: V(ok), V(failed), V(timeout) or V(crashed).", type: str}
         error: {description: The child's error (null when ok)., type: str}
         seconds: {description: Wall time of the child., type: float}
@@ -266,6 +283,15 @@ benchmark:
             peak_source: {description: "V(table), V(derived) or null.", type: str}
             peak_note: {description: "How the peak was found, or why there is none.", type: str}
             fraction_of_peak: {description: value / peak., type: float}
+            expected:
+              description:
+                - "What a healthy GPU of this model reaches in this test at this size (and backend): C(value) in the
+                  figure's unit, C(fraction_of_peak), C(source) (where and on what it was measured) and C(basis) (how).
+                  Null where no reference was measured (the figure is then compared with its peers only)."
+              type: dict
+              version_added: 0.6.0
+            fraction_of_expected: {description: value / expected value (null without an expectation)., type: float, version_added: 0.6.0}
+            backend: {description: "C(sdpa): the backend torch picked (V(CUDNN_ATTENTION), V(FLASH_ATTENTION), ...).", type: str, version_added: 0.6.0}
             check:
               description: "The correctness check: C(ok) with C(rel_error) and C(bound), or C(detail)."
               type: dict
@@ -302,7 +328,8 @@ benchmark:
           environment of the first run that finished (C({}) for the default, null when none did)."
       type: dict
     gates:
-      description: "C(bounds) (the gates given) and C(failures) (the same list as RV(failed_gates))."
+      description: "C(bounds) (the gates given), C(gpu_bounds) (O(gpu_gates)) and C(failures) (the same list as
+        RV(failed_gates))."
       type: dict
 failed_gates:
   description: Every failed gate.
@@ -355,6 +382,7 @@ def main():
             timeout=dict(type="float"),
             gpu_lock=dict(type="str"),
             gates=dict(type="dict", default={}),
+            gpu_gates=dict(type="list", elements="dict", default=[]),
             nvls=dict(type="bool", default=False),
             dest=dict(type="path"),
         ),
