@@ -1,6 +1,9 @@
 """Verification results of a mixed fleet for the fleet report tests: RTX 5090, RTX PRO 6000, H100
 and L40S workstations with the figures torch_benchmark writes (gemm_bf16, memcpy, h2d, d2h,
-sustained), each near what that GPU measures, with a small per-host spread."""
+sustained), each near what that GPU measures, with a small per-host spread. The H100 and RTX PRO
+6000 figures carry the figure expected of their model (`expected`, `fraction_of_expected`); the
+RTX 5090 and L40S have no reference, as a model nobody measured, and are compared with their peers
+only."""
 from __future__ import annotations
 
 import copy
@@ -15,13 +18,35 @@ MODELS = {
 # test -> (peak index, typical fraction of peak, unit)
 TESTS = {"gemm_bf16": (0, 0.80, "TFLOP/s"), "memcpy": (1, 0.87, "GB/s"), "h2d": (2, 0.84, "GB/s"),
          "d2h": (2, 0.83, "GB/s"), "sustained": (0, 0.72, "TFLOP/s")}
+# the models with a reference row: a healthy GPU of the model reaches the typical fraction
+WITH_EXPECTED = ("NVIDIA H100 80GB HBM3", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition")
+SOURCE = "measured on NVIDIA H100 80GB HBM3, driver 580.159.04, torch 2.11.0+cu130, 2026-11-28"
+BASIS = "torch_benchmark's method: CUDA events, median of >= 10 repetitions, median over runs and cards"
 
 
-def figure(test, value, unit, peak, reasons=(), sm=1900.0, ratio=None):
-    fig = {"test": test, "size": "mib=1024", "unit": unit, "status": "ok", "value": value, "peak": peak,
-           "peak_source": "table", "fraction_of_peak": round(value / peak, 4),
+def expected(fraction, peak):
+    """The `expected` of a figure: `fraction` of its peak."""
+    return {"value": float("%.5g" % (fraction * peak)), "fraction_of_peak": fraction, "source": SOURCE,
+            "basis": BASIS}
+
+
+def set_value(fig, value):
+    """Give a figure a new value, its fraction of peak and of expected following."""
+    fig["value"] = value
+    fig["fraction_of_peak"] = round(value / fig["peak"], 4) if fig.get("peak") else None
+    if fig.get("expected"):
+        fig["fraction_of_expected"] = round(value / fig["expected"]["value"], 4)
+    return fig
+
+
+def figure(test, value, unit, peak, reasons=(), sm=1900.0, ratio=None, fraction=None, size="mib=1024"):
+    """A figure as torch_benchmark writes it; `fraction`: the expected fraction of peak (None: no reference)."""
+    fig = {"test": test, "size": size, "unit": unit, "status": "ok", "value": value, "peak": peak,
+           "peak_source": "table", "expected": expected(fraction, peak) if fraction else None,
+           "fraction_of_expected": None,
            "telemetry": {"samples": 12, "reasons": list(reasons), "reasons_mask": 0,
                          "sm_clock_mhz": {"min": sm, "median": sm, "max": sm}}}
+    set_value(fig, value)
     if ratio is not None:
         fig["sustained"] = {"first_rate": round(value / ratio, 1), "last_rate": value, "ratio": ratio}
     return fig
@@ -44,7 +69,8 @@ def result(host, model, written="2026-11-23T03:40:00Z", gpus=1, scale=None, reas
             value = round(peak * fraction * spread(host, test) * scale.get(test, 1.0), 2)
             seen = reasons.get(test, ["sw_power_cap"] if unit == "TFLOP/s" else [])
             figures[test] = figure(test, value, unit, peak, seen, sm.get(test, 1900.0),
-                                   ratio=0.9 if test == "sustained" else None)
+                                   ratio=0.9 if test == "sustained" else None,
+                                   fraction=fraction if model in WITH_EXPECTED else None)
         devices.append({"index": index, "name": model, "uuid": "GPU-%s-%d" % (host, index), "figures": figures})
     return {"schema": "blackwell.pytorch.verify/1", "host": host, "passed": True, "message": "all gates passed",
             "written": written, "results": "/var/lib/blackwell-pytorch/verify.json",
@@ -69,9 +95,7 @@ def scaled(document, test, factor, reasons=None, sm=None):
     """A copy of the result with `test` of every GPU times `factor` (and its reasons / SM clock)."""
     document = copy.deepcopy(document)
     for device in document["benchmark"]["devices"]:
-        fig = device["figures"][test]
-        fig["value"] = round(fig["value"] * factor, 2)
-        fig["fraction_of_peak"] = round(fig["value"] / fig["peak"], 4)
+        fig = set_value(device["figures"][test], round(device["figures"][test]["value"] * factor, 2))
         if reasons is not None:
             fig["telemetry"]["reasons"] = list(reasons)
         if sm is not None:
@@ -82,15 +106,21 @@ def scaled(document, test, factor, reasons=None, sm=None):
 def mixed_fleet(count, before="2026-11-20T08:00:00Z", now="2026-11-23T03:40:00Z"):
     """(documents, previous fleet.json document's inputs, play hosts) of `count` hosts with one silently slow
     GPU (ws-001, slow then and now), one that dropped since its last verification (ws-002), one not in this
-    play (ws-003, shown from its stored result), one that failed (ws-004) and one never verified (ws-new)."""
+    play (ws-003, shown from its stored result), one that failed (ws-004) and one never verified (ws-new);
+    and two more: a pair of H200 over NVLink with its P2P and all-reduce figures (ws-nvl) and a host whose
+    GPU another user's process held (ws-busy, deferred: neither passed nor failed)."""
+    from fleet_lab_results import busy_result, h200_pair_result, lab_result
     earlier = fleet_of(count, before)
     earlier["ws-001"] = scaled(earlier["ws-001"], "gemm_bf16", 0.75, ["sw_power_cap", "hw_thermal_slowdown"], 1400)
+    earlier.update({"ws-nvl": h200_pair_result("ws-nvl", written=before),
+                    "ws-busy": lab_result("ws-busy", written=before)})
     current = fleet_of(count, now)
     current["ws-001"] = scaled(current["ws-001"], "gemm_bf16", 0.75, ["sw_power_cap", "hw_thermal_slowdown"], 1400)
     earlier["ws-002"] = scaled(earlier["ws-002"], "memcpy", 1.15)  # among its peers now, but below its own past
     current["ws-002"] = scaled(current["ws-002"], "memcpy", 0.95, [], 1500)
     current["ws-004"] = dict(current["ws-004"], passed=False, failed_gates=[{"test": "sustained", "gate": "min_tflops"}],
                              message="1 benchmark gate(s) failed on ws-004: sustained on GPU 0: min_tflops")
+    current.update({"ws-nvl": h200_pair_result("ws-nvl", written=now), "ws-busy": busy_result("ws-busy", now)})
     play = sorted(name for name in current if name != "ws-003")
     current["ws-003"] = None
     current["ws-new"] = None

@@ -5,12 +5,13 @@
 
 Each host entry of a fleet document carries `measured` (every GPU figure of its result) and
 `previous` ({written, measured} of the verification before it). memories() reads a previous
-report: a host's memory is its entry there (or, for a host that had no result then, the result it
-had before, kept as `last_result`). previous_of() gives a fresh result the verification to compare
-with; reporting the same result again carries the same `previous` forward, so a report written
+report: a host's memory is its entry there (or, for a host that had no result then or whose GPUs
+were busy, the result it had before, kept as `last_result`). previous_of() gives a fresh result the
+verification to compare with; reporting the same result again carries the same `previous` forward, so a report written
 twice from the same results is the same. drop_flags() flags a figure below `ratio` of the same
 GPU's figure in the previous verification ("dropped since <date>"). A host not in this play is
-shown from its memory, with the age of that result. Pure functions, no Ansible import.
+shown from its memory, with the age of that result. The trend of each key figure over the reports
+is fleet_trend.py's. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
@@ -37,10 +38,11 @@ def parse(previous):
 
 
 def memory(entry):
-    """The result a previous report's host entry remembers (the entry, or its `last_result`), or None."""
+    """The result a previous report's host entry remembers (the entry, or its `last_result`: a host without a
+    result, or whose GPUs were busy, keeps the result it had before), or None."""
     if not isinstance(entry, dict):
         return None
-    if isinstance(entry.get("written"), str) and entry["written"] and (
+    if entry.get("status") != "busy" and isinstance(entry.get("written"), str) and entry["written"] and (
             isinstance(entry.get("measured"), list) or isinstance(entry.get("figures"), list)):
         return entry
     return memory(entry.get("last_result"))

@@ -3,31 +3,40 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The fleet report as one self-contained HTML page.
 
-No external asset: inline CSS and one inline SVG bar chart per key figure, a bar per host and GPU
-against its peak (fraction of peak, with a tick at the median of the same GPU model; the value
-relative to the best host in CPU mode). The flagged GPUs come first (slow against their peers or
-their peak, or dropped since their previous verification, with clock-event reasons and clocks),
-then a row per host (failed, flagged, slowed and stored results highlighted, each stored result
-with its age), the charts and the failures. Pure functions, no Ansible import.
+No external asset, no script: inline CSS and inline SVG. One bar chart per key figure, a bar per host
+and GPU against its peak (fraction of peak, with a dark tick at the median of the same GPU model and a
+green tick at the figure expected of the model; the value relative to the best host in CPU mode), each
+bar's text naming the GPU and its model. The flagged figures come first (below the figure expected of
+their model, below their peers, or dropped since their previous verification, with clock-event reasons
+and clocks), then a row per host and GPU (each GPU with its own verdict; failed, flagged, slowed,
+busy and stored results highlighted, each stored result with its age), the charts, the P2P matrix and
+all-reduce of each multi-GPU host, a sparkline per host and GPU of each key figure over the reports,
+and the failures. Every text from a result is escaped. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
 import html as _html
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_hosts, fleet_multi
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import SLOW_REASONS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_report import (
-    SLOW_REASONS, require_fleet, summary_text, verdict_text)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import KEY_TESTS, figure_text
+    gpu_cells, require_fleet, summary_text, verdict_text)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
+    CPU_KEY_TESTS, KEY_TESTS, figure_text, gpu_text)
 
 CSS = ("body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 24px}"
        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:14px}td:first-child{white-space:nowrap}"
        ".fail{background:#fdd}.warn{background:#fff3cd}.pass{background:#dfd}.flag{background:#ead7f5}"
-       ".stale td{color:#666;font-style:italic}h2{margin-top:28px}"
-       "svg text{font-size:12px;font-family:sans-serif}")
+       ".busy{background:#d6eaf8}.stale td{color:#666;font-style:italic}h2{margin-top:28px}"
+       "td svg{vertical-align:middle;margin-right:6px}td.n{white-space:nowrap}td.w{min-width:10em}td.v{min-width:8em}"
+       "td.s{min-width:15em}svg text{font-size:12px;font-family:sans-serif}")
 COLORS = {"failed": "#c0392b", "flagged": "#8e44ad", "slowed": "#e67e22", "ok": "#2e86c1"}
-LEGEND = ("Bar colours: red, the host failed; purple, the figure is flagged; orange, a thermal or hardware "
+EXPECTED_TICK = "#27ae60"
+LEGEND = ("Bar colours: red, the GPU failed; purple, the figure is flagged; orange, a thermal or hardware "
           "slowdown; blue, none of these.")
 TICK = " The dark tick is the median of the same GPU model."
+GREEN_TICK = " The green tick is the figure expected of the GPU model (a flag below %.2f of it)."
 
 
 def _esc(text):
@@ -44,11 +53,10 @@ def _bar_rows(report, test):
     return rows
 
 
-def _flag_of(host, row):
-    for item in host.get("flags") or []:
-        if item["gpu"] == row["gpu"] and item["test"] == row["test"]:
-            return item
-    return None
+def _flags_of(host, row):
+    """The kinds of the host's flags on this GPU's figure, sorted."""
+    return sorted(set(item["kind"] for item in host.get("flags") or []
+                      if item["gpu"] == row["gpu"] and item["test"] == row["test"]))
 
 
 def _model_medians(rows):
@@ -64,51 +72,94 @@ def _label(host, row):
     return label + (" (stored)" if host.get("source") == "stored" else "")
 
 
+def _bar_text(host, row):
+    """"FLAGGED (expected, peers): GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 587.5 TFLOP/s (...)": the text beside a
+    bar."""
+    flags = _flags_of(host, row)
+    return ("FLAGGED (%s): " % ", ".join(flags) if flags else "") + "%s: %s" % (gpu_text(row["gpu"], row["name"]),
+                                                                               figure_text(row))
+
+
+def _share(value):
+    return max(0.0, min(1.0, value or 0.0))
+
+
 def svg_chart(report, test):
-    """Inline SVG: one bar per host/GPU, its length the fraction of peak (or value / best value)."""
+    """Inline SVG: one bar per host/GPU, its length the fraction of peak (or value / best value), its text the
+    GPU, its model and the figure."""
     rows = _bar_rows(report, test)
     if not rows:
         return ""
     use_peak = all(row["fraction_of_peak"] is not None for host, row in rows)
     best = max([row["value"] or 0 for host, row in rows] + [1e-12])
     medians = _model_medians(rows) if use_peak else {}
-    height, label_w, bar_w = 26, 240, 300
+    height, label_w, bar_w = 26, 170, 260
+    texts = [_bar_text(host, row) for host, row in rows]
+    width = label_w + bar_w + 12 + int(6.4 * max(len(text) for text in texts))  # 12 px sans-serif: ~6 px a character
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
-             % (label_w + bar_w + 600, height * len(rows) + 24, _esc(test))]
+             % (width, height * len(rows) + 24, _esc(test))]
     for position, (host, row) in enumerate(rows):
         y = position * height + 4
-        share = row["fraction_of_peak"] if use_peak else (row["value"] or 0) / best
-        share = max(0.0, min(1.0, share or 0.0))
-        flagged = _flag_of(host, row)
-        color = COLORS["failed"] if not host["passed"] else COLORS["flagged"] if flagged else \
+        share = _share(row["fraction_of_peak"] if use_peak else (row["value"] or 0) / best)
+        flags = _flags_of(host, row)
+        failed = fleet_hosts.gpu_verdict(host, row["gpu"]) != "passed"  # each GPU judged as itself
+        color = COLORS["failed"] if failed else COLORS["flagged"] if flags else \
             COLORS["slowed"] if (set(row["reasons"]) & set(SLOW_REASONS)) else COLORS["ok"]
         parts.append('<text x="0" y="%d">%s</text>' % (y + 15, _esc(_label(host, row))))
         parts.append('<rect x="%d" y="%d" width="%d" height="18" fill="#eee"/>' % (label_w, y, bar_w))
         parts.append('<rect x="%d" y="%d" width="%.1f" height="18" fill="%s"/>' % (label_w, y, bar_w * share, color))
         if row["name"] in medians and row["gpu"] is not None:
-            x = label_w + bar_w * max(0.0, min(1.0, medians[row["name"]]))
+            x = label_w + bar_w * _share(medians[row["name"]])
             parts.append('<rect x="%.1f" y="%d" width="2" height="22" fill="#222"/>' % (x - 1, y - 2))
-        text = ("FLAGGED (%s): " % flagged["kind"] if flagged else "") + figure_text(row)
-        parts.append('<text x="%d" y="%d">%s</text>' % (label_w + bar_w + 6, y + 15, _esc(text)))
+        if use_peak and row.get("expected") and row.get("peak"):
+            x = label_w + bar_w * _share(row["expected"] / row["peak"])
+            parts.append('<rect x="%.1f" y="%d" width="2" height="22" fill="%s"/>' % (x - 1, y - 2, EXPECTED_TICK))
+        parts.append('<text x="%d" y="%d">%s</text>' % (label_w + bar_w + 6, y + 15, _esc(texts[position])))
     axis = "fraction of peak (bar end = 1.0)" if use_peak else "relative to the best host"
     parts.append('<text x="%d" y="%d">%s</text></svg>' % (label_w, height * len(rows) + 18, axis))
     return "".join(parts)
 
 
-def _host_row(host):
-    cls = "pass" if host["passed"] else "fail"
-    if host["passed"] and host.get("flags"):
+def _row_class(host, row):
+    if host["status"] == "busy":
+        return "busy"
+    cls = "pass" if row["verdict"] == "passed" else "fail"
+    if cls == "pass" and row["flags"]:
         cls = "flag"
-    elif host["passed"] and host.get("slow_reasons"):
+    elif cls == "pass" and row["slow_reasons"]:
         cls = "warn"
-    if host.get("source") == "stored":
-        cls += " stale"
-    stack = host["stack"]
-    cells = [host["host"], verdict_text(host), stack.get("driver") or "-", stack.get("cuda_toolkit") or "-",
-             "%s (CUDA %s)" % (stack.get("torch") or "-", stack.get("torch_cuda") or "-"),
-             stack.get("packages") or "-", ", ".join(host.get("slow_reasons") or []) or "-",
-             len(host.get("flags") or []) or "-", host["written"] or "-"]
-    return '<tr class="%s">%s</tr>' % (cls, "".join("<td>%s</td>" % _esc(cell) for cell in cells))
+    return cls + (" stale" if host.get("source") == "stored" else "")
+
+
+def _short_figure(row):
+    """"gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak)": a figure with its fractions alone (the charts
+    carry clocks and reasons)."""
+    return figure_text(dict(row, ratio=None, sm_clock_mhz=None, reasons=[]))
+
+
+def _stack_lines(stack):
+    """["driver 580.159.04, CUDA toolkit 13.0.2", "torch 2.11.0+cu130 (CUDA 13.0), 2 packages"], or ["-"]."""
+    if not stack:
+        return ["-"]
+    packages = stack.get("packages") or 0
+    return ["driver %s, CUDA toolkit %s" % (stack.get("driver") or "-", stack.get("cuda_toolkit") or "-"),
+            "torch %s (CUDA %s), %s package%s" % (stack.get("torch") or "-", stack.get("torch_cuda") or "-", packages,
+                                                  "" if packages == 1 else "s")]
+
+
+def _host_rows(host):
+    """One table row per GPU of the host (one for a host without figures): the GPU and its model beside its
+    figures, one figure a line."""
+    rows = []
+    for row in fleet_hosts.gpu_rows(host):
+        gpu, verdict, figures, slow, flags = gpu_cells(host, row)
+        cells = ["<td>%s</td>" % _esc(host["host"]), '<td class="w">%s</td>' % _esc(row["label"]),
+                 '<td class="v">%s</td>' % _esc(verdict),
+                 '<td class="s">%s</td>' % "<br>".join(_esc(line) for line in _stack_lines(host["stack"])),
+                 '<td class="n">%s</td>' % ("<br>".join(_esc(_short_figure(fig)) for fig in row["figures"]) or "-"),
+                 "<td>%s</td>" % _esc(slow), "<td>%s</td>" % _esc(flags), "<td>%s</td>" % _esc(host["written"] or "-")]
+        rows.append('<tr class="%s">%s</tr>' % (_row_class(host, row), "".join(cells)))
+    return rows
 
 
 def _clock_cell(item):
@@ -130,8 +181,9 @@ def flag_table(report):
         for item in host.get("flags") or []:
             sustained = item.get("sustained") or {}
             reasons = sorted(set(item.get("reasons") or []) | set(sustained.get("reasons") or []))
+            figure = item["text"] + ("; " + item["busy_note"] if item.get("busy_note") else "")
             cells = [host["host"] + (" (stored)" if host.get("source") == "stored" else ""), item["gpu"],
-                     item["model"], item["kind"], item["text"], ", ".join(reasons) or "none", _clock_cell(item)]
+                     item["model"], item["kind"], figure, ", ".join(reasons) or "none", _clock_cell(item)]
             rows.append('<tr class="flag">%s</tr>' % "".join("<td>%s</td>" % _esc(cell) for cell in cells))
     if not rows:
         return "<p>No GPU flagged.</p>"
@@ -139,25 +191,104 @@ def flag_table(report):
             "<th>clocks</th></tr>%s</table>" % "".join(rows))
 
 
+def multi_gpu_section(report):
+    """Per multi-GPU host: its all-reduce and its P2P matrix (a row per source GPU, a column per destination;
+    flagged pairs purple), or ""."""
+    parts = []
+    for host in report["hosts"]:
+        multi = host.get("multi_gpu") if isinstance(host.get("multi_gpu"), dict) else None
+        if not multi:
+            continue
+        flagged = set(item["gpu"] for item in host.get("flags") or [] if item["test"] == "p2p")
+        header, rows = fleet_multi.matrix(multi, flagged)
+        text = fleet_multi.allreduce_text(multi) or ("no all-reduce figure" + (
+            ": %s" % multi["error"] if multi.get("error") else ""))
+        if any(item["test"] == "allreduce" for item in host.get("flags") or []):
+            text = "FLAGGED (expected): " + text
+        parts.append("<h3>%s</h3><p>%s</p>" % (_esc(host["host"]), _esc(text)))
+        if header:
+            cells = ["<tr>%s</tr>" % "".join('<td%s>%s</td>' % (' class="flag"' if flag else "",
+                                                                 _esc(("FLAGGED " if flag else "") + cell))
+                                             for cell, flag in row) for row in rows]
+            parts.append("<table><tr>%s</tr>%s</table>" % ("".join("<th>%s</th>" % _esc(cell) for cell in header),
+                                                          "".join(cells)))
+    if not parts:
+        return ""
+    return '<h2 id="multi-gpu">Multi-GPU: P2P copy per GPU pair (from row to column) and all-reduce</h2>' + \
+        "".join(parts)
+
+
+def sparkline(points, title):
+    """Inline SVG of a series' points ([[written, value], ...], oldest first): a line over its range, a dot at
+    its newest point, `title` as its tooltip."""
+    values = [value for _written, value in points]
+    width, height, low, high = 120, 24, min(values), max(values)
+    coords = []
+    for position, value in enumerate(values):
+        x = 3 + (width - 6) * (position / float(len(values) - 1) if len(values) > 1 else 1.0)
+        y = 3 + (height - 6) * ((high - value) / float(high - low) if high > low else 0.5)
+        coords.append("%.1f,%.1f" % (x, y))
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
+            '<title>%s</title><polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>'
+            '<circle cx="%s" cy="%s" r="2.5" fill="%s"/></svg>' % (
+                width, height, _esc(title), _esc(title), COLORS["ok"], " ".join(coords),
+                coords[-1].split(",")[0], coords[-1].split(",")[1], COLORS["ok"]))
+
+
+def trend_section(report):
+    """A row per host and GPU, a sparkline per key figure over the reports (the document's `trend`), or ""."""
+    trend = report.get("trend") if isinstance(report.get("trend"), dict) else {}
+    rows, tests = [], [test for test in KEY_TESTS + CPU_KEY_TESTS if any(
+        name.endswith(" " + test) for series in trend.values() for name in series)]
+    tests = sorted(set(tests), key=tests.index)
+    for host in sorted(trend):
+        by_gpu = {}
+        for name, points in sorted(trend[host].items()):
+            gpu, test = name.rsplit(" ", 1)
+            by_gpu.setdefault(gpu, {})[test] = points
+        for gpu, series in sorted(by_gpu.items()):
+            cells = ["<td>%s</td><td>%s</td>" % (_esc(host), _esc(gpu))]
+            for test in tests:
+                points = series.get(test)
+                if not points:
+                    cells.append("<td>-</td>")
+                    continue
+                title = "%s %s %s: %s" % (host, gpu, test, ", ".join("%.4g on %s" % (value, written)
+                                                                   for written, value in points))
+                cells.append("<td>%s%s</td>" % (sparkline(points, title), _esc("%.4g (%d point%s)" % (
+                    points[-1][1], len(points), "" if len(points) == 1 else "s"))))
+            rows.append("<tr>%s</tr>" % "".join(cells))
+    if not rows:
+        return ""
+    return ('<h2 id="trend">Trend over the reports</h2><table><tr><th>host</th><th>GPU</th>%s</tr>%s</table>' % (
+        "".join("<th>%s</th>" % _esc(test) for test in tests), "".join(rows)))
+
+
 def html(report):
+    """The fleet document as one self-contained HTML page."""
     require_fleet(report)
     hosts = report["hosts"]
     tests = [test for test in KEY_TESTS + ("gemm_fp32",) if any(_bar_rows(report, test))]
     body = ["<h1>Fleet verification report</h1>",
             "<p>%s</p>" % _esc(summary_text(report)),
-            "<p><b>%d passed</b>, <b>%d failed or missing</b>, <b>%d flagged</b>.</p>" % (
-                len(report["passed"]), len(report["failed"]), len(report.get("flagged") or [])),
+            "<p><b>%d passed</b>, <b>%d failed or missing</b>, <b>%d busy</b>, <b>%d flagged</b>.</p>" % (
+                len(report["passed"]), len(report["failed"]), len(report.get("busy") or []),
+                len(report.get("flagged") or [])),
             '<h2 id="flagged">Flagged GPUs</h2>', flag_table(report), "<h2>Hosts</h2>",
-            "<table><tr><th>host</th><th>verdict</th><th>driver</th><th>CUDA toolkit</th><th>torch</th>"
-            "<th>packages</th><th>slowdowns</th><th>flags</th><th>written</th></tr>"]
-    body += [_host_row(host) for host in hosts]
+            "<table><tr><th>host</th><th>GPU</th><th>verdict</th><th>stack</th><th>key figures</th><th>slowdowns</th>"
+            "<th>flags</th><th>written</th></tr>"]
+    for host in hosts:
+        body += _host_rows(host)
     body.append("</table>")
     charts = [svg_chart(report, test) for test in tests]
     if charts:
-        body.append("<p>%s</p>" % _esc(LEGEND + (TICK if any('fill="#222"' in chart for chart in charts) else "")))
+        floor = (report.get("settings") or {}).get("expected_floor", 0.75)
+        body.append("<p>%s</p>" % _esc(LEGEND + (TICK if any('fill="#222"' in chart for chart in charts) else "") + (
+            GREEN_TICK % floor if any(EXPECTED_TICK in chart for chart in charts) else "")))
     for test, chart in zip(tests, charts):
         body.append('<h2 id="%s">%s</h2>%s' % (_esc(test), _esc(test), chart))
-    failed = [host for host in hosts if not host["passed"]]
+    body += [section for section in (multi_gpu_section(report), trend_section(report)) if section]
+    failed = [host for host in hosts if not host["passed"] and host["status"] != "busy"]
     if failed:
         body.append("<h2>Failures</h2><ul>")
         body += ['<li class="fail"><b>%s</b>: %s</li>' % (_esc(h["host"]), _esc(h["message"])) for h in failed]

@@ -1,26 +1,32 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Silently slow GPUs in a fleet: every benchmark figure against its peers and against its peak.
+"""Silently slow GPUs in a fleet: every benchmark figure against what its model is expected to reach,
+and against its peers.
 
-measured() takes every per-GPU figure of a verification result (gemm, memcpy, h2d, d2h,
-sustained, ...; every unit is a rate, higher is better). outlier_flags() groups the fleet's
-figures by GPU model (the device name verify.json records) and test: a figure below `ratio` of the
-median of the same model and test on the other hosts is flagged (the comparison needs the model on
-two hosts or more); a figure below `peak_floor` of the GPU's theoretical peak is flagged whatever
-its peers do (with one host of a model, that is the only comparison). Each flag carries the clock
-event reasons of its figure and the GPU's sustained clock. CPU-mode figures (no GPU) are not
-compared. Pure functions, no Ansible import.
+measured() takes every per-GPU figure of a verification result (gemm, memcpy, h2d, d2h, sdpa,
+softmax, sustained, ...; every unit is a rate, higher is better) with its expected figure, where the
+benchmark gave one (a per-SKU measurement of a healthy GPU of the model, at the same size).
+outlier_flags() flags a figure below `expected_floor` of its expected figure (kind "expected"), and a
+figure below `ratio` of the median of the same GPU model, test and size on the other hosts (kind
+"peers"; needs the model on two hosts or more). The theoretical peak is no floor: SDPA's flash backend
+or a softmax over 8192 columns never reaches half of it on a healthy GPU. A figure without an
+expected figure (no reference for that model, test or size, or an older verify.json) is compared
+with its peers only. Each flag carries the clock event reasons of its figure and the GPU's sustained
+clock. CPU-mode figures (no GPU) are not compared. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-MEASURED_KEYS = ("gpu", "name", "uuid", "test", "value", "unit", "fraction_of_peak", "reasons", "sm_clock_mhz",
-                 "ratio")
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import expected_of
+
+MEASURED_KEYS = ("gpu", "name", "uuid", "test", "size", "value", "unit", "fraction_of_peak", "expected",
+                 "fraction_of_expected", "reasons", "sm_clock_mhz", "ratio")
 
 
 def measured(document):
-    """[{gpu, name, uuid, test, value, unit, fraction_of_peak, reasons, sm_clock_mhz, ratio}]: every figure
-    of the result that has a value, per device, sorted by GPU and test."""
+    """[{gpu, name, uuid, test, size, value, unit, fraction_of_peak, expected, fraction_of_expected, reasons,
+    sm_clock_mhz, ratio}]: every figure of the result that has a value, per device, sorted by GPU and test
+    (expected: the expected figure's value, None without one)."""
     rows = []
     benchmark = (document or {}).get("benchmark") or {}
     for device in benchmark.get("devices") or []:
@@ -28,9 +34,11 @@ def measured(document):
             if not isinstance(fig, dict) or fig.get("value") is None:
                 continue
             telemetry = fig.get("telemetry") or {}
+            expected, fraction = expected_of(fig)
             rows.append({"gpu": device.get("index"), "name": device.get("name"), "uuid": device.get("uuid"),
-                         "test": test, "value": fig["value"], "unit": fig.get("unit"),
-                         "fraction_of_peak": fig.get("fraction_of_peak"), "reasons": telemetry.get("reasons") or [],
+                         "test": test, "size": fig.get("size"), "value": fig["value"], "unit": fig.get("unit"),
+                         "fraction_of_peak": fig.get("fraction_of_peak"), "expected": expected,
+                         "fraction_of_expected": fraction, "reasons": telemetry.get("reasons") or [],
                          "sm_clock_mhz": (telemetry.get("sm_clock_mhz") or {}).get("median"),
                          "ratio": (fig.get("sustained") or {}).get("ratio")})
     return rows
@@ -62,40 +70,50 @@ def sustained_clock(host, gpu):
 def flag(host, row, kind, reference, text):
     """One flag: the figure, what it was compared with, and why the GPU may be slow (reasons, clocks)."""
     return {"host": host["host"], "gpu": row.get("gpu"), "model": row.get("name"), "test": row["test"],
-            "value": row["value"], "unit": row.get("unit"), "kind": kind, "reference": reference,
-            "ratio": round(row["value"] / reference, 4) if reference else None,
-            "fraction_of_peak": row.get("fraction_of_peak"), "reasons": list(row.get("reasons") or []),
-            "sm_clock_mhz": row.get("sm_clock_mhz"), "sustained": sustained_clock(host, row.get("gpu")),
-            "text": text}
+            "size": row.get("size"), "value": row["value"], "unit": row.get("unit"), "kind": kind,
+            "reference": reference, "ratio": round(row["value"] / reference, 4) if reference else None,
+            "fraction_of_peak": row.get("fraction_of_peak"), "fraction_of_expected": row.get("fraction_of_expected"),
+            "reasons": list(row.get("reasons") or []), "sm_clock_mhz": row.get("sm_clock_mhz"),
+            "sustained": sustained_clock(host, row.get("gpu")), "text": text}
 
 
-def outlier_flags(hosts, ratio=0.9, peak_floor=0.5):
-    """Flags of every host's GPU figures: kind "peers" (below `ratio` of the median of the same model and
-    test on the other hosts) and kind "peak" (below `peak_floor` of the theoretical peak)."""
+def expected_flag(host, row, floor):
+    """The "expected" flag of a figure below `floor` of its expected figure, or None (no expected figure, or
+    at or above the floor)."""
+    expected, fraction = row.get("expected"), row.get("fraction_of_expected")
+    if not isinstance(expected, (int, float)) or not isinstance(fraction, (int, float)) or fraction >= floor:
+        return None
+    return flag(host, row, "expected", expected, "%s %.4g %s is %.2f of the expected %.4g %s (below %.2f)" % (
+        row["test"], row["value"], row.get("unit"), fraction, expected, row.get("unit"), floor))
+
+
+def outlier_flags(hosts, ratio=0.9, expected_floor=0.75):
+    """Flags of every host's GPU figures: kind "expected" (below `expected_floor` of its expected figure) and
+    kind "peers" (below `ratio` of the median of the same model, test and size on the other hosts)."""
     by_key = {}
     for name, row in _gpu_rows(hosts):
-        by_key.setdefault((row["name"], row["test"]), []).append((name, row["value"]))
+        by_key.setdefault((row["name"], row["test"], row.get("size")), []).append((name, row["value"]))
     flags = []
     by_name = dict((host["host"], host) for host in hosts)
     for name, row in _gpu_rows(hosts):
         host = by_name[name]
-        peers = [value for other, value in by_key[(row["name"], row["test"])] if other != name]
+        peers = [value for other, value in by_key[(row["name"], row["test"], row.get("size"))] if other != name]
         if peers:
             middle = median(peers)
             if middle > 0 and row["value"] < ratio * middle:
                 flags.append(flag(host, row, "peers", middle, "%s %.4g %s is %.2f of the median of %d %s on other "
                                   "hosts (%.4g %s)" % (row["test"], row["value"], row["unit"], row["value"] / middle,
                                                        len(peers), row["name"], middle, row["unit"])))
-        fraction = row.get("fraction_of_peak")
-        if isinstance(fraction, (int, float)) and fraction < peak_floor:
-            flags.append(flag(host, row, "peak", None, "%s %.4g %s is %.2f of the GPU's peak (below %.2f)" % (
-                row["test"], row["value"], row["unit"], fraction, peak_floor)))
+        item = expected_flag(host, row, expected_floor)
+        if item is not None:
+            flags.append(item)
     return flags
 
 
 def flag_text(item):
-    """The flag's text with its GPU, reasons and clocks: what a person reads first."""
-    parts = ["GPU %s %s: %s" % (item["gpu"], item["model"], item["text"])]
+    """The flag's text with its GPU (or GPU pair) and model, reasons and clocks, and the note of a result measured
+    while busy: what a person reads first."""
+    parts = ["%s: %s" % (item.get("where") or "GPU %s %s" % (item["gpu"], item["model"]), item["text"])]
     if item.get("sm_clock_mhz") is not None:
         parts.append("SM %.0f MHz" % item["sm_clock_mhz"])
     sustained = item.get("sustained") or {}
@@ -104,5 +122,8 @@ def flag_text(item):
     if sustained.get("ratio") is not None:
         parts.append("sustained/first %.2f" % sustained["ratio"])
     reasons = sorted(set(item.get("reasons") or []) | set(sustained.get("reasons") or []))
-    parts.append("clock events: %s" % (", ".join(reasons) if reasons else "none"))
+    if not item.get("where"):  # a GPU pair's or the all-reduce's figure has no clock telemetry
+        parts.append("clock events: %s" % (", ".join(reasons) if reasons else "none"))
+    if item.get("busy_note"):
+        parts.append(item["busy_note"])
     return "; ".join(parts)

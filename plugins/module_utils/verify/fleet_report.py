@@ -5,20 +5,28 @@
 
 fleet() gathers the hosts' result documents (blackwell.pytorch.verify/1) and the previous
 report's fleet.json into one document: a host not in this play is shown from its stored result
-(with its age), a host never seen is missing, and every GPU figure is checked against its peers,
-its peak (fleet_outliers.py) and its own previous verification (fleet_history.py). markdown()
-renders it; fleet_html.py renders the HTML page. Pure functions, no Ansible import.
+(with its age), a host never seen is missing, a host whose GPUs were busy with another process is
+busy (neither passed nor failed), and every GPU figure is checked against what its model is
+expected to reach and against its peers (fleet_outliers.py; the P2P pairs and the all-reduce
+against their expected figure, fleet_multi.py) and against its own previous verification
+(fleet_history.py); `trend` holds each key figure's series over the reports (fleet_trend.py).
+markdown() renders it, a row per GPU; fleet_html.py renders the HTML page. Pure functions, no
+Ansible import.
 """
 from __future__ import annotations
 
 import re
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_history, fleet_outliers
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import figure_text, key_figures
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
+    fleet_history, fleet_hosts, fleet_multi, fleet_outliers, fleet_trend)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import host_entry
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import figures_line
 
 SCHEMA = "blackwell.pytorch.fleet/1"
-DEFAULTS = {"outlier_ratio": 0.9, "drop_ratio": 0.9, "peak_floor": 0.5}
-SLOW_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown")
+DEFAULTS = {"outlier_ratio": 0.9, "drop_ratio": 0.9, "expected_floor": 0.75}
+# accepted for one release, and ignored with a note in the report's settings
+DEPRECATED = {"peak_floor": "peak_floor is deprecated and ignored: a figure is compared with the figure expected of "
+                            "its GPU model (expected_floor) and with its peers, never with the theoretical peak"}
 # ASCII punctuation that Markdown (CommonMark / GFM tables) gives a meaning inside a table cell:
 # each is escaped with a backslash, which CommonMark defines for every ASCII punctuation character.
 # An underscore between two letters or digits cannot open or close emphasis and stays as it is
@@ -32,34 +40,15 @@ def md_cell(text):
     return _MD_SPECIAL.sub(lambda match: "\\" + match.group(0), " ".join(str(text).splitlines()))
 
 
-def _stack(document):
-    fp = document.get("fingerprint") or {}
-    torch = fp.get("torch") or {}
-    return {"driver": fp.get("driver_version"), "cuda_toolkit": fp.get("cuda_toolkit"),
-            "torch": torch.get("version"), "torch_cuda": torch.get("cuda"), "packages": len(fp.get("packages") or []),
-            "collection": fp.get("collection_version")}
-
-
-def host_entry(name, document):
-    """One host of the fleet document (a host without a result is listed as missing)."""
-    if not isinstance(document, dict) or "passed" not in document:
-        return {"host": name, "status": "missing", "passed": False, "written": None, "source": "none",
-                "message": "no verification result", "stack": {}, "figures": [], "measured": [], "failed_gates": [],
-                "flags": []}
-    figures = key_figures(document)
-    slow = sorted(set(reason for row in figures for reason in row["reasons"] if reason in SLOW_REASONS))
-    return {"host": name, "status": "passed" if document["passed"] else "failed", "passed": document["passed"],
-            "written": document.get("written"), "source": "this run", "measured": fleet_outliers.measured(document),
-            "message": document.get("message"), "stack": _stack(document), "figures": figures,
-            "slow_reasons": slow, "failed_gates": document.get("failed_gates") or [],
-            "results": document.get("results"), "flags": []}
-
-
 def _entry(name, document, remembered, in_play):
     """A host's entry: its result of this run (compared later with the one before), else its stored result
-    when it is not in this play, else missing (keeping what it had before as `last_result`)."""
+    when it is not in this play, else missing (keeping what it had before as `last_result`, as a busy host
+    does)."""
     entry = host_entry(name, document)
-    if entry["status"] != "missing":
+    if entry["status"] == "busy":
+        if remembered is not None:  # kept for the reports after, as a missing host keeps it
+            entry["last_result"] = dict((key, value) for key, value in remembered.items() if key != "flags")
+    elif entry["status"] != "missing":
         entry["previous"] = fleet_history.previous_of(entry["written"], remembered)
     elif remembered is not None and not in_play:
         entry = fleet_history.stored(remembered)
@@ -72,19 +61,26 @@ def _entry(name, document, remembered, in_play):
     return entry
 
 
+def _fraction(key, value):
+    try:  # -e fleet_report_drop_ratio=0.8 arrives as text
+        number = float(value) if isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 < number <= 1:
+        raise ValueError("%s must be a number above 0 and at most 1, got %r" % (key, value))
+    return float(number)
+
+
 def _settings(settings):
-    values = dict(DEFAULTS)
-    values.update((key, value) for key, value in (settings or {}).items() if value is not None)
-    for key, value in sorted(values.items()):
-        if key not in DEFAULTS:
-            raise ValueError("unknown setting %s (known: %s)" % (key, ", ".join(sorted(DEFAULTS))))
-        try:  # -e fleet_report_drop_ratio=0.8 arrives as text
-            number = float(value) if isinstance(value, str) else value
-        except ValueError:
-            number = None
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 < number <= 1:
-            raise ValueError("%s must be a number above 0 and at most 1, got %r" % (key, value))
-        values[key] = float(number)
+    """The thresholds (DEFAULTS where unset), and `notes` naming each deprecated setting given (ignored)."""
+    given = dict((key, value) for key, value in (settings or {}).items() if value is not None)
+    unknown = sorted(key for key in given if key not in DEFAULTS and key not in DEPRECATED)
+    if unknown:
+        raise ValueError("unknown setting %s (known: %s)" % (", ".join(unknown), ", ".join(sorted(DEFAULTS))))
+    values = dict((key, _fraction(key, given.get(key, default))) for key, default in DEFAULTS.items())
+    notes = [DEPRECATED[key] for key in sorted(DEPRECATED) if key in given]
+    if notes:
+        values["notes"] = notes
     return values
 
 
@@ -97,10 +93,25 @@ def _previous_report(prior, problem, created):
     return {"created": prior.get("created"), "problem": None}
 
 
+def _flags(hosts, values):
+    """Every flag of the fleet, each with its detail text, sorted by host, GPU, test and kind."""
+    flags = fleet_outliers.outlier_flags(hosts, values["outlier_ratio"], values["expected_floor"])
+    for host in hosts:
+        flags += fleet_multi.flags(host, values["expected_floor"])
+        flags += fleet_history.drop_flags(host, values["drop_ratio"])
+    by_name = dict((host["host"], host) for host in hosts)
+    for item in flags:
+        if by_name[item["host"]].get("busy_note"):
+            item["busy_note"] = by_name[item["host"]]["busy_note"]
+        item["detail"] = fleet_outliers.flag_text(item)
+    return sorted(flags, key=lambda f: (f["host"], str(f["gpu"]), f["test"], f["kind"]))
+
+
 def fleet(documents, previous=None, play_hosts=None, settings=None):
-    """{schema, created, hosts (sorted by name), passed, failed, stale, missing, flagged, flags, settings,
+    """{schema, created, hosts (sorted by name), passed, failed, busy, stale, missing, flagged, trend, settings,
     previous} from {host: result document or None}, the previous report (fleet.json text or document) and
-    the hosts of this play (None: every host is in it). `settings`: outlier_ratio, drop_ratio, peak_floor."""
+    the hosts of this play (None: every host is in it). `settings`: outlier_ratio, drop_ratio, expected_floor
+    (peak_floor: deprecated, ignored with a note)."""
     values = _settings(settings)
     prior, problem = fleet_history.parse(previous)
     remembered = fleet_history.memories(prior)
@@ -112,28 +123,44 @@ def fleet(documents, previous=None, play_hosts=None, settings=None):
     for host in hosts:
         if host["source"] == "stored":
             host["age_seconds"] = fleet_history.age(created, host["written"])
-    flags = fleet_outliers.outlier_flags(hosts, values["outlier_ratio"], values["peak_floor"])
-    for host in hosts:
-        flags += fleet_history.drop_flags(host, values["drop_ratio"])
-    for item in flags:
-        item["detail"] = fleet_outliers.flag_text(item)
     by_name = dict((host["host"], host) for host in hosts)
-    for item in sorted(flags, key=lambda f: (f["host"], str(f["gpu"]), f["test"], f["kind"])):
+    for item in _flags(hosts, values):
         by_name[item["host"]]["flags"].append(item)
     return {"schema": SCHEMA, "created": created, "hosts": hosts, "settings": values,
             "previous": _previous_report(prior, problem, created),
             "passed": [h["host"] for h in hosts if h["passed"]],
-            "failed": [h["host"] for h in hosts if not h["passed"]],
+            "failed": [h["host"] for h in hosts if not h["passed"] and h["status"] != "busy"],
+            "busy": [h["host"] for h in hosts if h["status"] == "busy"],
             "stale": [h["host"] for h in hosts if h["source"] == "stored"],
             "missing": [h["host"] for h in hosts if h["status"] == "missing"],
-            "flagged": [h["host"] for h in hosts if h["flags"]]}
+            "flagged": [h["host"] for h in hosts if h["flags"]],
+            "trend": fleet_trend.trend(hosts, prior, remembered)}
 
 
 def verdict_text(host):
-    """"passed", "failed", "missing", or "passed (stored result, 3 d old)"."""
+    """"passed", "failed", "missing", "passed (stored result, 3 d old)", or a busy host's text ("busy: GPU 0 pid
+    4242 (python3, user alice, 20.1 GiB)")."""
+    if host.get("status") == "busy":
+        return (host.get("busy") or {}).get("text") or "busy"
     if host.get("source") == "stored":
         return "%s (stored result, %s old)" % (host["status"], fleet_history.age_text(host.get("age_seconds")))
     return host["status"]
+
+
+def gpu_verdict_text(host, row):
+    """The verdict of one GPU row (fleet_hosts.gpu_rows): "failed: gemm_bf16 min_fraction_of_expected", "passed
+    (the host failed)" where another GPU or gate failed it, with the stored result's age and the note of a result
+    measured while busy."""
+    if host.get("status") not in ("passed", "failed"):
+        return verdict_text(host)
+    text = row["verdict"] or host["status"]
+    if row.get("failed_gates"):
+        text += ": " + ", ".join(row["failed_gates"])
+    elif text == "passed" and not host.get("passed"):
+        text += " (the host failed)"
+    if host.get("source") == "stored":
+        text += " (stored result, %s old)" % fleet_history.age_text(host.get("age_seconds"))
+    return text + ("; " + host["busy_note"] if host.get("busy_note") else "")
 
 
 def require_fleet(report):
@@ -144,41 +171,77 @@ def require_fleet(report):
 
 
 def summary_text(report):
-    """"Results up to <time>. Passed: 3, failed or missing: 1. ..." (history and flags where there are)."""
-    text = "Results up to %s. Passed: %d, failed or missing: %d." % (
+    """"Results up to <time>. Passed: 3, failed or missing: 1. ..." (busy hosts, history, flags and notes where
+    there are)."""
+    text = "Results up to %s. Passed: %d, failed or missing: %d" % (
         report["created"] or "-", len(report["passed"]), len(report["failed"]))
+    if report.get("busy"):
+        text += ", busy (another process on a GPU: not judged): %d" % len(report["busy"])
+    text += "."
     if report.get("stale"):
         text += " Not in this play, shown from their stored result: %d." % len(report["stale"])
-    settings = report.get("settings") or DEFAULTS
-    counts = (len(report.get("flagged") or []), settings["outlier_ratio"], settings["peak_floor"], settings["drop_ratio"])
-    text += (" Flagged: %d (a GPU figure below %.2f of its peers' median, below %.2f of its peak, or below %.2f"
-             " of its previous verification)." % counts)
+    settings = dict(DEFAULTS, **(report.get("settings") or {}))
+    counts = (len(report.get("flagged") or []), settings["expected_floor"], settings["outlier_ratio"],
+              settings["drop_ratio"])
+    text += (" Flagged: %d (a figure below %.2f of the figure expected of its GPU model, below %.2f of the median"
+             " of the same model and size on other hosts, or below %.2f of its previous verification)." % counts)
+    text += "".join(" Note: %s." % note for note in settings.get("notes") or [])
     problem = (report.get("previous") or {}).get("problem")
     return text + (" " + problem + "." if problem else "")
 
 
+def gpu_cells(host, row):
+    """The cells of one GPU row that both renderers show: GPU, verdict, key figures, slowdowns, flags."""
+    return ["-" if row["label"] == "-" else "cpu" if row["gpu"] is None else str(row["gpu"]),
+            gpu_verdict_text(host, row), figures_line(row["figures"]) if row["figures"] else "-",
+            ", ".join(row["slow_reasons"]) or "-",
+            ", ".join(sorted(set("%s %s" % (f["kind"], f["test"]) for f in row["flags"]))) or "-"]
+
+
+def _multi_markdown(report):
+    lines = []
+    for host in report["hosts"]:
+        multi = host.get("multi_gpu") if isinstance(host.get("multi_gpu"), dict) else None
+        if not multi:
+            continue
+        flagged = set(item["gpu"] for item in host.get("flags") or [] if item["test"] == "p2p")
+        header, rows = fleet_multi.matrix(multi, flagged)
+        lines += ["", "**%s**: %s" % (md_cell(host["host"]), md_cell(fleet_multi.allreduce_text(multi) or (
+            "no all-reduce figure" + (": %s" % multi["error"] if multi.get("error") else ""))))]
+        if header:
+            lines += ["", "| %s |" % " | ".join(md_cell(cell) for cell in header), "|%s" % ("---|" * len(header))]
+            lines += ["| %s |" % " | ".join(md_cell(("FLAGGED " if flag else "") + text) for text, flag in row)
+                      for row in rows]
+    return ["", "## Multi-GPU: P2P copy per GPU pair (from row to column) and all-reduce"] + lines if lines else []
+
+
 def markdown(report):
+    """The fleet document as Markdown: the summary, a row per GPU of each host, the flagged figures, the multi-GPU
+    figures, the busy hosts and the failures."""
     require_fleet(report)
     lines = ["# Fleet verification report", "", md_cell(summary_text(report)), "",
-             "| host | verdict | driver | CUDA | torch | key figures | slowdowns | flags |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| host | GPU | verdict | driver | CUDA | torch | key figures | slowdowns | flags |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for host in report["hosts"]:
         stack = host["stack"]
-        cells = [md_cell(cell) for cell in (
-            host["host"], verdict_text(host), stack.get("driver") or "-",
-            stack.get("cuda_toolkit") or "-", stack.get("torch") or "-")]
-        cells.append("<br>".join(md_cell("GPU %s: %s" % ("cpu" if r["gpu"] is None else r["gpu"], figure_text(r)))
-                                 for r in host["figures"]) or "-")
-        cells.append(md_cell(", ".join(host.get("slow_reasons") or []) or "-"))
-        cells.append(md_cell(", ".join(sorted(set("%s %s" % (f["kind"], f["test"]) for f in host.get("flags") or [])))
-                             or "-"))
-        lines.append("| %s |" % " | ".join(cells))
+        for row in fleet_hosts.gpu_rows(host):
+            gpu, verdict, figures, slow, flags = gpu_cells(host, row)
+            cells = [host["host"], gpu, verdict, stack.get("driver") or "-", stack.get("cuda_toolkit") or "-",
+                     stack.get("torch") or "-", figures, slow, flags]
+            lines.append("| %s |" % " | ".join(md_cell(cell) for cell in cells))
     flagged = [host for host in report["hosts"] if host.get("flags")]
     if flagged:
         lines += ["", "## Flagged GPUs", ""]
         lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(item["detail"]))
                   for host in flagged for item in host["flags"]]
-    failed = [host for host in report["hosts"] if not host["passed"]]
+    lines += _multi_markdown(report)
+    busy = [host for host in report["hosts"] if host["status"] == "busy"]
+    if busy:
+        lines += ["", "## Busy: another process on a GPU, not verified", ""]
+        lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell("%s (deferred at %s)" % (verdict_text(host),
+                                                                                          host["written"])))
+                  for host in busy]
+    failed = [host for host in report["hosts"] if not host["passed"] and host["status"] != "busy"]
     if failed:
         lines += ["", "## Failures", ""]
         lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(host["message"])) for host in failed]

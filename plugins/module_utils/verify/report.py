@@ -25,6 +25,8 @@ HELP = {
     "verify_passed": "1 when the last verification of this host passed, else 0.",
     "verify_timestamp_seconds": "When the last verification result was written (Unix time).",
     "benchmark_fraction_of_peak_ratio": "Measured value / theoretical peak of a benchmark figure.",
+    "benchmark_fraction_of_expected_ratio": "Measured value / the figure expected of this GPU model for the test and "
+                                            "size (a per-SKU measurement).",
     "benchmark_sustained_ratio": "Rate of the last 5 s / rate of the first second of the sustained test.",
     "benchmark_sm_clock_hertz": "Median SM clock while the test ran.",
     "benchmark_power_watts": "Median board power while the test ran.",
@@ -40,8 +42,23 @@ def device_figures(document):
         yield device, device.get("figures") or {}
 
 
+def expected_of(fig):
+    """(expected value, fraction of expected) of a figure: its `expected.value` and `fraction_of_expected` (computed
+    from the two when only the expectation is there); (None, None) without an expectation."""
+    expected = (fig or {}).get("expected")
+    value = expected.get("value") if isinstance(expected, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None, None
+    fraction = fig.get("fraction_of_expected")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+        measured = fig.get("value")
+        fraction = round(measured / value, 4) if isinstance(measured, (int, float)) else None
+    return value, fraction
+
+
 def key_figures(document):
-    """[{gpu, name, test, value, unit, fraction_of_peak, status, reasons, sm_clock_mhz, ratio}] of the key tests."""
+    """[{gpu, name, uuid, test, size, value, unit, peak, fraction_of_peak, expected, fraction_of_expected, status,
+    reasons, sm_clock_mhz, ratio}] of the key tests (expected: the expected figure's value, or None)."""
     rows = []
     for device, figures in device_figures(document):
         keys = CPU_KEY_TESTS if device.get("index") is None else KEY_TESTS
@@ -50,9 +67,11 @@ def key_figures(document):
             if not fig:
                 continue
             telemetry = fig.get("telemetry") or {}
+            expected, fraction = expected_of(fig)
             rows.append({"gpu": device.get("index"), "name": device.get("name"), "uuid": device.get("uuid"),
-                         "test": test, "value": fig.get("value"), "unit": fig.get("unit"), "peak": fig.get("peak"),
-                         "fraction_of_peak": fig.get("fraction_of_peak"), "status": fig.get("status"),
+                         "test": test, "size": fig.get("size"), "value": fig.get("value"), "unit": fig.get("unit"),
+                         "peak": fig.get("peak"), "fraction_of_peak": fig.get("fraction_of_peak"),
+                         "expected": expected, "fraction_of_expected": fraction, "status": fig.get("status"),
                          "reasons": telemetry.get("reasons") or [],
                          "sm_clock_mhz": (telemetry.get("sm_clock_mhz") or {}).get("median"),
                          "ratio": (fig.get("sustained") or {}).get("ratio")})
@@ -60,11 +79,13 @@ def key_figures(document):
 
 
 def figure_text(row):
-    """"gemm_bf16 795 TFLOP/s (0.80 of peak)", with ratio, reasons and clock where known."""
+    """"gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak)", with ratio, reasons and clock where known."""
     if row["value"] is None:
         return "%s %s" % (row["test"], row["status"])
     text = "%s %.4g %s" % (row["test"], row["value"], row["unit"])
     extra = []
+    if row.get("fraction_of_expected") is not None:
+        extra.append("%.2f of expected" % row["fraction_of_expected"])
     if row["fraction_of_peak"] is not None:
         extra.append("%.2f of peak" % row["fraction_of_peak"])
     if row["ratio"] is not None:
@@ -76,15 +97,55 @@ def figure_text(row):
     return text + (" (%s)" % ", ".join(extra) if extra else "")
 
 
+def gpu_text(gpu, name):
+    """"GPU 0 NVIDIA H100 80GB HBM3", or "cpu" for a CPU-mode device."""
+    return "cpu" if gpu is None else "GPU %s %s" % (gpu, name)
+
+
+def figures_line(rows):
+    """"GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak), ..." of one device's
+    key figure rows (the device of the first row)."""
+    return "%s: %s" % (gpu_text(rows[0]["gpu"], rows[0]["name"]), ", ".join(figure_text(row) for row in rows))
+
+
+def _memory(mib):
+    if isinstance(mib, bool) or not isinstance(mib, (int, float)):
+        return "memory unknown"
+    return "%.1f GiB" % (mib / 1024.0) if mib >= 1024 else "%d MiB" % mib
+
+
+def busy_text(busy):
+    """A result's `busy` as text: its own ("busy: GPU 0 pid 4242 (python3, user alice, 20.1 GiB)"), else made from
+    its processes the same way."""
+    if isinstance(busy.get("text"), str) and busy["text"]:
+        return busy["text"]
+    parts = ["GPU %s pid %s (%s, user %s, %s)" % (proc.get("gpu"), proc.get("pid"), proc.get("command") or "?",
+                                                  proc.get("user") or "?", _memory(proc.get("memory_mib")))
+             for proc in busy.get("processes") or [] if isinstance(proc, dict)]
+    return "busy: " + ("; ".join(parts) if parts else "another process on the GPU")
+
+
+def busy_note(document):
+    """"measured while busy: GPU 0 pid 1099 (python3, user root, 874 MiB)" of a result measured beside another
+    process (`busy.state` measured_busy), else None."""
+    busy = (document or {}).get("busy")
+    if not isinstance(busy, dict) or busy.get("state") != "measured_busy":
+        return None
+    text = busy_text(busy)
+    return "measured while busy: " + (text[len("busy: "):] if text.startswith("busy: ") else text)
+
+
 def summary(document):
-    """One line per device: "GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.80 of peak), ..."."""
-    lines, by_device = [], {}
+    """One line per device: "GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak),
+    ..."; a deferred busy result: its busy text; a result measured while busy: that note last."""
+    document = document or {}
+    if document.get("status") == "busy" and isinstance(document.get("busy"), dict):
+        return [busy_text(document["busy"])]
+    by_device = {}
     for row in key_figures(document):
-        by_device.setdefault((row["gpu"], row["name"]), []).append(figure_text(row))
-    for (gpu, name), texts in by_device.items():
-        where = "cpu" if gpu is None else "GPU %s %s" % (gpu, name)
-        lines.append("%s: %s" % (where, ", ".join(texts)))
-    return lines or ["no benchmark figure"]
+        by_device.setdefault((row["gpu"], row["name"]), []).append(row)
+    lines = [figures_line(rows) for rows in by_device.values()] or ["no benchmark figure"]
+    return lines + ([busy_note(document)] if busy_note(document) else [])
 
 
 def check_gpu(gpu):
@@ -131,6 +192,8 @@ def _samples(document):
             yield "benchmark_" + name, labels, fig["value"] * factor
             if fig.get("fraction_of_peak") is not None:
                 yield "benchmark_fraction_of_peak_ratio", labels, fig["fraction_of_peak"]
+            if expected_of(fig)[1] is not None:
+                yield "benchmark_fraction_of_expected_ratio", labels, expected_of(fig)[1]
             if (fig.get("sustained") or {}).get("ratio") is not None:
                 yield "benchmark_sustained_ratio", labels, fig["sustained"]["ratio"]
             telemetry = fig.get("telemetry") or {}

@@ -7,7 +7,9 @@ Three hosts of one inventory (this machine under other names): a first play over
 writes the first report; a play limited to one host, whose memcpy has dropped since, writes a
 second report beside the first, shows the host outside the play from the first report (with its
 age) and the host never verified as missing, and moves `latest`; the same play again changes
-nothing. Bad thresholds are refused by the preflight task, before the report.
+nothing. Bad thresholds are refused by the preflight task, before the report. A host whose
+verification was deferred (another process on its GPU) is busy, neither passed nor failed, and the
+deprecated fleet_report_peak_floor is accepted, ignored and noted.
 """
 from __future__ import annotations
 
@@ -95,7 +97,7 @@ def test_the_same_play_again_changes_nothing(plays):
 
 
 @pytest.mark.parametrize("name,value", [("fleet_report_drop_ratio", 1.5), ("fleet_report_outlier_ratio", 0),
-                                        ("fleet_report_peak_floor", "1.5")])  # text, as -e gives it
+                                        ("fleet_report_expected_floor", "1.5")])  # text, as -e gives it
 def test_thresholds_that_are_not_fractions_are_refused_before_the_report(tmp_path, name, value):
     hosts = {"ws": {"fleet_report_dir": str(tmp_path / "reports"), name: value}}
     _rc, stdout, stderr = run(tmp_path, ROLE, hosts, check=False)
@@ -103,3 +105,21 @@ def test_thresholds_that_are_not_fractions_are_refused_before_the_report(tmp_pat
     assert "fleet report's directory" in (result["failed_task"] or ""), (result, stderr)
     assert result["msg"] == "%s must be a number above 0 and at most 1, got %s" % (name, value), result
     assert not (tmp_path / "reports").exists()
+
+
+def test_a_busy_host_is_neither_passed_nor_failed_and_the_deprecated_peak_floor_is_noted(tmp_path):
+    from fleet_lab_results import busy_result, lab_result
+    verified = {"ws-a": lab_result("ws-a", written=NOW), "ws-b": busy_result("ws-b", NOW)}
+    hosts = dict((name, dict(vars, fleet_report_peak_floor=0.5)) for name, vars in _hosts(tmp_path, verified).items())
+    rc, stdout, stderr = run(tmp_path, [], hosts, check=False, playbook=_playbook(tmp_path, "all"))
+    assert rc == 0, stdout + stderr
+    message = _report_task(stdout)["ws-a"]["msg"]
+    assert message.endswith("(1 passed, 1 failed or missing: ws-c; busy, not verified: ws-b) peak_floor is deprecated "
+                            "and ignored: a figure is compared with the figure expected of its GPU model "
+                            "(expected_floor) and with its peers, never with the theoretical peak"), message
+    report = json.loads((tmp_path / "reports" / "latest" / "fleet.json").read_text())
+    assert report["busy"] == ["ws-b"] and report["settings"]["expected_floor"] == 0.75
+    busy = [host for host in report["hosts"] if host["host"] == "ws-b"][0]
+    assert busy["status"] == "busy" and busy["message"] == "busy: GPU 0 pid 4242 (python3, user alice, 20.1 GiB)"
+    assert "| ws-b | - | busy: GPU 0 pid 4242 \\(python3, user alice, 20.1 GiB\\) |" in (
+        tmp_path / "reports" / "latest" / "fleet.md").read_text()

@@ -21,6 +21,9 @@ def test_measured_keeps_every_gpu_figure_of_the_result():
     assert [(row["gpu"], row["test"]) for row in rows] == [
         (gpu, test) for gpu in (0, 1) for test in ("d2h", "gemm_bf16", "h2d", "memcpy", "sustained")]
     assert all(row["name"] == H100 and row["value"] > 0 and row["fraction_of_peak"] for row in rows)
+    gemm = rows[1]
+    assert (gemm["size"], gemm["expected"], gemm["fraction_of_expected"]) == ("mib=1024", 791.2, 1.005)
+    assert [row["expected"] for row in fleet_outliers.measured(result("ws-1", L40S))] == [None] * 5
     assert fleet_outliers.measured(None) == [] and fleet_outliers.measured({"benchmark": {"devices": [
         {"index": 0, "figures": {"gemm_bf16": {"value": None, "status": "failed"}}}]}}) == []
 
@@ -29,16 +32,23 @@ def test_median_of_odd_and_even_counts():
     assert fleet_outliers.median([3, 1, 2]) == 2 and fleet_outliers.median([4, 1, 2, 3]) == 2.5
 
 
-def test_one_host_of_a_model_is_compared_with_its_peak_only():
-    healthy = fleet_report.fleet({"ws-l40s": result("ws-l40s", L40S)})
+def test_one_host_of_a_model_is_compared_with_the_figure_expected_of_its_model():
+    healthy = fleet_report.fleet({"ws-h100": result("ws-h100", H100)})
     assert flags_of(healthy) == [] and healthy["flagged"] == []
-    sick = fleet_report.fleet({"ws-l40s": scaled(result("ws-l40s", L40S), "memcpy", 0.5, ["hw_slowdown"], 1200)})
-    assert flags_of(sick) == [("ws-l40s", 0, "memcpy", "peak")]
+    sick = fleet_report.fleet({"ws-h100": scaled(result("ws-h100", H100), "memcpy", 0.6, ["hw_slowdown"], 1200)})
+    assert flags_of(sick) == [("ws-h100", 0, "memcpy", "expected")]
     item = sick["hosts"][0]["flags"][0]
-    assert item["reference"] is None and item["fraction_of_peak"] < 0.5
-    assert "is 0.43 of the GPU's peak (below 0.50)" in item["text"]
+    assert (item["reference"], item["ratio"], item["fraction_of_expected"]) == (2916.2, 0.588, 0.588)
+    assert item["text"] == "memcpy 1715 GB/s is 0.59 of the expected 2916 GB/s (below 0.75)"
     assert item["reasons"] == ["hw_slowdown"] and item["sm_clock_mhz"] == 1200
-    assert item["detail"].startswith("GPU 0 NVIDIA L40S: memcpy ") and "clock events: hw_slowdown" in item["detail"]
+    assert item["detail"].startswith("GPU 0 NVIDIA H100 80GB HBM3: memcpy ")
+    assert "clock events: hw_slowdown" in item["detail"]
+
+
+def test_a_figure_without_an_expected_figure_is_never_compared_with_its_peak():
+    # an L40S has no reference row: half of its memory peak alone, nothing to compare it with
+    alone = fleet_report.fleet({"ws-l40s": scaled(result("ws-l40s", L40S), "memcpy", 0.5, ["hw_slowdown"], 1200)})
+    assert alone["hosts"][0]["measured"][3]["fraction_of_peak"] == 0.4306 and flags_of(alone) == []
 
 
 def test_two_hosts_of_a_model_flag_the_slow_one_against_the_other():
@@ -56,6 +66,17 @@ def test_two_hosts_of_a_model_flag_the_slow_one_against_the_other():
     assert gemm["sustained"] == {"sm_clock_mhz": 1300, "ratio": 0.9, "reasons": ["hw_thermal_slowdown"]}
     assert "of the median of 1 NVIDIA GeForce RTX 5090 on other hosts" in gemm["text"]
     assert "sustained SM 1300 MHz" in gemm["detail"]
+
+
+def test_a_figure_of_another_size_is_not_a_peer():
+    bigger = result("ws-b", L40S)
+    # another profile's size: 0.8 of its peers' figure at theirs, and no peer at its own
+    bigger["benchmark"]["devices"][0]["figures"]["memcpy"].update(size="mib=64", value=600.0)
+    report = fleet_report.fleet({"ws-a": result("ws-a", L40S), "ws-b": bigger, "ws-c": result("ws-c", L40S)})
+    assert flags_of(report) == []
+    same = fleet_report.fleet({"ws-a": result("ws-a", L40S), "ws-b": scaled(result("ws-b", L40S), "memcpy", 0.6),
+                               "ws-c": result("ws-c", L40S)})
+    assert flags_of(same) == [("ws-b", 0, "memcpy", "peers")]
 
 
 def test_a_model_on_one_host_is_not_compared_with_other_models():
@@ -78,8 +99,9 @@ def test_64_mixed_hosts_flag_only_the_slow_gpu():
     assert flags_of(healthy) == [] and len(healthy["passed"]) == 64
     documents["ws-013"] = scaled(documents["ws-013"], "gemm_bf16", 0.7, ["hw_thermal_slowdown"], 1200)
     report = fleet_report.fleet(documents)
-    assert flags_of(report) == [("ws-013", 0, "gemm_bf16", "peers")]
-    item = report["hosts"][13]["flags"][0]
+    # an H100: below the figure expected of its model, and below its peers
+    assert flags_of(report) == [("ws-013", 0, "gemm_bf16", "expected"), ("ws-013", 0, "gemm_bf16", "peers")]
+    item = report["hosts"][13]["flags"][1]
     assert "of the median of 15 %s on other hosts" % model_of(documents["ws-013"]) in item["text"]
     assert item["reasons"] == ["hw_thermal_slowdown"] and item["sm_clock_mhz"] == 1200
     json.dumps(report)
@@ -102,11 +124,22 @@ def test_cpu_mode_figures_are_not_compared():
 @pytest.mark.parametrize("settings,message", [
     ({"outlier_ratio": 0}, "outlier_ratio must be a number above 0 and at most 1, got 0"),
     ({"drop_ratio": 1.5}, "drop_ratio must be a number above 0 and at most 1, got 1.5"),
-    ({"peak_floor": "abc"}, "peak_floor must be a number above 0 and at most 1, got 'abc'"),
-    ({"peak_floor": True}, "peak_floor must be a number above 0 and at most 1, got True"),
+    ({"expected_floor": "abc"}, "expected_floor must be a number above 0 and at most 1, got 'abc'"),
+    ({"expected_floor": True}, "expected_floor must be a number above 0 and at most 1, got True"),
     ({"ratio": 0.5}, "unknown setting ratio"),
 ])
 def test_settings_are_fractions(settings, message):
     with pytest.raises(ValueError, match="^" + message.replace("(", r"\(")):
         fleet_report.fleet({}, settings=settings)
     assert fleet_report.fleet({}, settings={"drop_ratio": "0.8"})["settings"]["drop_ratio"] == 0.8
+
+
+def test_peak_floor_is_accepted_ignored_and_noted():
+    documents = {"ws-l40s": scaled(result("ws-l40s", L40S), "memcpy", 0.5)}  # 0.43 of its peak
+    report = fleet_report.fleet(documents, settings={"peak_floor": 0.5, "outlier_ratio": None})
+    assert flags_of(report) == []
+    assert report["settings"] == {"outlier_ratio": 0.9, "drop_ratio": 0.9, "expected_floor": 0.75, "notes": [
+        "peak_floor is deprecated and ignored: a figure is compared with the figure expected of its GPU model "
+        "(expected_floor) and with its peers, never with the theoretical peak"]}
+    assert "Note: peak_floor is deprecated and ignored: " in fleet_report.summary_text(report)
+    assert "notes" not in fleet_report.fleet(documents, settings={"peak_floor": None})["settings"]

@@ -36,7 +36,8 @@ def test_same_results_give_the_same_report():
 
 def test_markdown_has_a_row_per_host_and_the_failures():
     text = fleet_report.markdown(report())
-    assert "| ws-h100-01 | passed | 580.159.04 | 13.0.2 | 2.11.0+cu130 |" in text
+    assert "| ws-h100-01 | 0 | passed | 580.159.04 | 13.0.2 | 2.11.0+cu130 | GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 " \
+           "795.2 TFLOP/s \\(0.80 of peak, SM 1755 MHz, sw_power_cap\\), " in text
     assert "hw_thermal_slowdown" in text and "## Failures" in text
     assert "- **ws-down-03**: no verification result" in text
 
@@ -45,7 +46,9 @@ def test_html_is_self_contained_with_an_svg_per_figure_and_highlights():
     page = fleet_html.html(report())
     assert page.startswith("<!DOCTYPE html>") and "</html>" in page
     assert not re.search(r'(src|href)=|@import|url\(', page)  # no external asset
-    assert page.count("<svg") == 3  # gemm_bf16, memcpy, sustained
+    charts = re.findall(r'<svg [^>]*aria-label="(gemm_bf16|memcpy|sustained)">', page)
+    assert charts == ["gemm_bf16", "memcpy", "sustained"] and page.count('height="18" fill="#eee"') == 3 * 2
+    assert page.count("<polyline") == 6  # the trend: 2 hosts with figures, 3 key figures each
     assert page.count('<tr class="fail">') == 2 and page.count('<tr class="pass">') == 1
     sustained = page.split('<h2 id="sustained">')[1].split("</svg>")[0]
     assert "ws-h100-01 GPU 0" in sustained and "ws-pro6000-02 GPU 0" in sustained
@@ -135,7 +138,7 @@ def test_markdown_report_keeps_one_cell_per_column_with_hostile_host_names_and_m
     assert "script" not in seen.tags and "img" not in seen.tags and "a" not in seen.tags
     assert "em" not in seen.tags and "code" not in seen.tags
     header, *rows = seen.rows
-    assert len(header) == 8 and all(len(row) == 8 for row in rows) and len(rows) == 2
+    assert len(header) == 9 and all(len(row) == 9 for row in rows) and len(rows) == 2
     assert sorted(row[0] for row in rows) == sorted([HOSTILE_HOST, "ws-h100-01"])
     failure = [item for item in seen.items if item.startswith(HOSTILE_HOST) and "gate" in item]
     assert failure == [HOSTILE_HOST + ": " + HOSTILE_MESSAGE.replace("\n", " ")]
@@ -159,35 +162,76 @@ def test_the_mixed_fleet_has_each_kind_of_host():
     report = mixed_report()
     assert report["flagged"] == ["ws-001", "ws-002"] and report["stale"] == ["ws-003"]
     assert report["failed"] == ["ws-004", "ws-new"] and report["missing"] == ["ws-new"]
+    assert report["busy"] == ["ws-busy"] and "ws-busy" not in report["passed"]
 
 
 def test_markdown_carries_the_flags_and_the_stored_results():
     text = fleet_report.markdown(mixed_report())
-    assert "Flagged: 2 (a GPU figure below 0.90 of its peers' median, below 0.50 of its peak, or below 0.90 of " \
-           "its previous verification)" in text.replace("\\", "")
+    assert "Flagged: 2 (a figure below 0.75 of the figure expected of its GPU model, below 0.90 of the median of " \
+           "the same model and size on other hosts, or below 0.90 of its previous verification)" in \
+        text.replace("\\", "")
     assert "Not in this play, shown from their stored result: 1." in text
-    assert "## Flagged GPUs" in text and "| ws-003 | passed \\(stored result, 2 d old\\) |" in text
-    flagged = text.split("## Flagged GPUs")[1].split("## Failures")[0]
-    assert "- **ws-001**: GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 " in flagged
+    assert "## Flagged GPUs" in text and "| ws-003 | 0 | passed \\(stored result, 2 d old\\) |" in text
+    flagged = text.split("## Flagged GPUs")[1].split("## Multi-GPU")[0]
+    # ws-001's H100 is below the figure expected of its model and below its peers: two flags on one figure
+    assert "- **ws-001**: GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 587.5 TFLOP/s is 0.74 of the expected 791.2 " \
+           "TFLOP/s \\(below 0.75\\); SM 1400 MHz; " in flagged
+    assert "- **ws-001**: GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 587.5 TFLOP/s is 0.74 of the median of 1 " in flagged
     assert "clock events: hw_thermal_slowdown, sw_power_cap" in flagged
     assert "- **ws-002**: GPU 0 NVIDIA L40S: memcpy dropped since 2026-11-20: " in flagged
     rows = _parse(MarkdownIt("commonmark").enable("table").render(text)).rows
-    assert [row[7] for row in rows if row[0] in ("ws-001", "ws-002")] == ["peers gemm_bf16", "dropped memcpy"]
+    assert [row[8] for row in rows if row[0] in ("ws-001", "ws-002")] == ["expected gemm_bf16, peers gemm_bf16",
+                                                                         "dropped memcpy"]
+
+
+def test_markdown_has_a_row_per_gpu_of_a_multi_gpu_host_and_its_p2p_matrix():
+    text = fleet_report.markdown(mixed_report())
+    rows = _parse(MarkdownIt("commonmark").enable("table").render(text)).rows
+    nvl = [row for row in rows if row[0] == "ws-nvl"]
+    assert [row[1:3] for row in nvl] == [["0", "passed"], ["1", "passed"]]
+    assert nvl[1][6].startswith("GPU 1 NVIDIA H200: gemm_bf16 823.2 TFLOP/s (1.04 of expected, 0.83 of peak, ")
+    assert rows[-2:] == [["GPU 0 NVIDIA H200", "-", "387.9 GB/s (0.86 of expected 450 GB/s, NVLink 4.0 x18)"],
+                         ["GPU 1 NVIDIA H200", "388 GB/s (0.86 of expected 450 GB/s, NVLink 4.0 x18)", "-"]]
+    assert "**ws-nvl**: all-reduce over GPUs 0, 1 \\(2 x NVIDIA H200\\): bus bandwidth 294.8 GB/s \\(0.82 of " \
+           "expected 360 GB/s\\), mib=256, 2 ranks" in text
 
 
 def test_html_carries_the_flags_and_the_stored_results():
     page = fleet_html.html(mixed_report())
     seen = _parse(page)
     flag_rows = [row for row in seen.rows if len(row) == 7 and row[0] != "host"]
-    assert [row[:4] for row in flag_rows] == [["ws-001", "0", "NVIDIA H100 80GB HBM3", "peers"],
+    assert [row[:4] for row in flag_rows] == [["ws-001", "0", "NVIDIA H100 80GB HBM3", "expected"],
+                                              ["ws-001", "0", "NVIDIA H100 80GB HBM3", "peers"],
                                               ["ws-002", "0", "NVIDIA L40S", "dropped"]]
     assert flag_rows[0][5] == "hw_thermal_slowdown, sw_power_cap" and "SM 1400 MHz" in flag_rows[0][6]
     assert "sustained SM 1900 MHz" in flag_rows[0][6]
-    assert page.count('<tr class="pass stale">') == 1 and page.count('<tr class="flag">') == 2 + 2
-    assert "passed (stored result, 2 d old)" in [row[1] for row in seen.rows if row and row[0] == "ws-003"]
+    assert page.count('<tr class="pass stale">') == 1 and page.count('<tr class="flag">') == 3 + 2
+    assert "passed (stored result, 2 d old)" in [row[2] for row in seen.rows if row and row[0] == "ws-003"]
     gemm = page.split('<h2 id="gemm_bf16">')[1].split("</svg>")[0]
-    assert 'fill="#8e44ad"' in gemm and "FLAGGED (peers): gemm_bf16 " in gemm and "ws-003 GPU 0 (stored)" in gemm
+    assert 'fill="#8e44ad"' in gemm and "ws-003 GPU 0 (stored)" in gemm
+    assert ">FLAGGED (expected, peers): GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 587.5 TFLOP/s (0.74 of expected, " \
+           "0.59 of peak, SM 1400 MHz, sw_power_cap,hw_thermal_slowdown)<" in gemm
+    assert ">GPU 1 NVIDIA H200: gemm_bf16 823.2 TFLOP/s (1.04 of expected, 0.83 of peak, SM 1755 MHz, " in gemm
     assert 'width="2" height="22" fill="#222"' in gemm  # the tick at the median of the model
-    assert "The dark tick is the median of the same GPU model." in page
-    assert not re.search(r'(src|href)=|@import|url\(', page)
+    assert 'width="2" height="22" fill="#27ae60"' in gemm  # the tick at the figure expected of the model
+    assert "The dark tick is the median of the same GPU model. The green tick is the figure expected of the GPU " \
+           "model (a flag below 0.75 of it)." in page
+    assert not re.search(r'(src|href)=|@import|url\(|<script', page)
     assert "<p>No GPU flagged.</p>" in fleet_html.html(fleet_report.fleet({"ws-h100-01": h100_result()}))
+
+
+def test_html_has_a_row_per_gpu_the_busy_host_and_the_p2p_matrix():
+    page = fleet_html.html(mixed_report())
+    seen = _parse(page)
+    hosts = [row for row in seen.rows if len(row) == 8]  # the hosts table (the trend table has 5 columns)
+    nvl = [row for row in hosts if row[0] == "ws-nvl"]
+    assert [row[1:3] for row in nvl] == [["GPU 0 NVIDIA H200", "passed"], ["GPU 1 NVIDIA H200", "passed"]]
+    busy = [row for row in hosts if row[0] == "ws-busy"]
+    assert busy == [["ws-busy", "-", "busy: GPU 0 pid 4242 (python3, user alice, 20.1 GiB)",
+                     "driver 580.159.04, CUDA toolkit 13.0.2torch 2.11.0+cu130 (CUDA 13.0), 1 package", "-", "-", "-",
+                     "2026-11-23T03:40:00Z"]]
+    assert page.count('<tr class="busy">') == 1 and "<b>1 busy</b>" in page
+    matrix = page.split('<h2 id="multi-gpu">')[1].split("</table>")[0]
+    assert "<h3>ws-nvl</h3><p>all-reduce over GPUs 0, 1 (2 x NVIDIA H200): bus bandwidth 294.8 GB/s (0.82 of " \
+           "expected 360 GB/s), mib=256, 2 ranks</p>" in matrix
+    assert "<td>387.9 GB/s (0.86 of expected 450 GB/s, NVLink 4.0 x18)</td>" in matrix
