@@ -68,9 +68,11 @@ def verify_prometheus(document):
     return call("verify_prometheus", verify_report.prometheus, as_dict(document, "document", "verify_prometheus"))
 
 
-def fleet_report_data(documents, previous=None, play_hosts=None, outlier_ratio=None, drop_ratio=None, peak_floor=None):
+def fleet_report_data(documents, previous=None, play_hosts=None, outlier_ratio=None, drop_ratio=None,
+                      expected_floor=None, peak_floor=None):
     """The fleet document from {host: verification result or None}, the previous report's fleet.json (text or
-    document) and the hosts of this play (None: every host is in it)."""
+    document) and the hosts of this play (None: every host is in it); peak_floor is deprecated and ignored (the
+    document's settings say so)."""
     if previous is not None and not isinstance(previous, (str, Mapping)):
         raise AnsibleFilterError("fleet_report_data: previous must be the previous fleet.json (text or a mapping), "
                                  "got %s" % type(previous).__name__)
@@ -78,7 +80,8 @@ def fleet_report_data(documents, previous=None, play_hosts=None, outlier_ratio=N
                 previous if isinstance(previous, str) or previous is None else dict(previous),
                 None if play_hosts is None else [text(host) for host in as_list(play_hosts, "play_hosts",
                                                                                 "fleet_report_data")],
-                {"outlier_ratio": outlier_ratio, "drop_ratio": drop_ratio, "peak_floor": peak_floor})
+                {"outlier_ratio": outlier_ratio, "drop_ratio": drop_ratio, "expected_floor": expected_floor,
+                 "peak_floor": peak_floor})
 
 
 def fleet_report_markdown(report):

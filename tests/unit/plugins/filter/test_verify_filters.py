@@ -40,10 +40,13 @@ def test_fleet_filters_are_shells():
     before = json.dumps(fleet_report.fleet({"ws-b": result("ws-b", "NVIDIA L40S", "2026-11-20T08:00:00Z"),
                                             "ws-c": result("ws-c", "NVIDIA L40S", "2026-11-20T08:00:00Z")}))
     base = {"documents": now, "previous": before, "play_hosts": ["ws-a", "ws-b"], "outlier_ratio": 0.9,
-            "drop_ratio": 0.9, "peak_floor": 0.5}
+            "drop_ratio": 0.9, "expected_floor": 0.75, "peak_floor": 0.5}
+    # peak_floor is deprecated: given, it is ignored with a note in the settings; unset, no note
     shelled = assert_each_argument_matters(F["fleet_report_data"], base, {
-        "previous": None, "play_hosts": None, "outlier_ratio": 0.7, "drop_ratio": 0.7, "peak_floor": 0.9})
-    assert shelled == fleet_report.fleet(now, before, ["ws-a", "ws-b"], {})
+        "previous": None, "play_hosts": None, "outlier_ratio": 0.7, "drop_ratio": 0.7, "expected_floor": 0.9,
+        "peak_floor": None})
+    assert shelled == fleet_report.fleet(now, before, ["ws-a", "ws-b"], {"peak_floor": 0.5})
+    assert shelled["settings"]["notes"][0].startswith("peak_floor is deprecated and ignored")
     assert shelled["stale"] == ["ws-c"] and F["fleet_report_data"](now, json.loads(before), ["ws-a"]) == \
         fleet_report.fleet(now, before, ["ws-a"])
     with pytest.raises(AnsibleFilterError, match="^fleet_report_data: play_hosts must be a list, got str"):
