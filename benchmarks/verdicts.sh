@@ -6,14 +6,16 @@
 # Steps run in the order given (default: first_run fleet busy_measure busy_defer power). Needs ansible-playbook
 # on PATH and the collection on ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh verdicts sets both up).
 # Prints one row per step (rc, wall seconds, what the results say) and the fleet report's summary; logs and
-# reports go to $OUT.
+# the newest report go to $OUT. VERDICT_WORK=DIR keeps the hosts' results and the reports there (kept after the
+# run), so steps can be split over several calls: a later call's report still sees the earlier hosts.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 TORCH_PY=${TORCH_PY:-/opt/torch/.venv/bin/python3}
 HOSTS=${VERDICT_HOSTS:-32}
 OUT=${OUT:-$(mktemp -d)}
-work=$(mktemp -d)
-reports="$OUT/reports"
+work=${VERDICT_WORK:-$(mktemp -d)}
+mkdir -p "$work"
+reports="$work/reports"
 py=$(command -v python3)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(first_run fleet busy_measure busy_defer power)
@@ -52,7 +54,7 @@ PY
 }
 
 stop_loop() { [ -n "$loop_pid" ] && kill "$loop_pid" 2>/dev/null; wait "$loop_pid" 2>/dev/null; loop_pid=""; }
-trap 'stop_loop; rm -rf "$work"' EXIT
+trap 'stop_loop; [ -n "${VERDICT_WORK:-}" ] || rm -rf "$work"' EXIT
 
 report() {  # what the newest fleet report says: counts, flags, busy hosts
   "$py" - "$reports/latest/fleet.json" <<'PY'
@@ -69,6 +71,18 @@ for host in doc["hosts"]:
         print("  flag %s: %s" % (host["host"], item.get("detail") or item.get("text")))
     if host.get("status") == "busy" or host["host"] in busy:
         print("  busy %s: %s" % (host["host"], host.get("message")))
+PY
+}
+
+unlocked() {  # how many benchmark children measured without the host's GPU lock, over every host's verify.json
+  "$py" - "$work/results" <<'PY'
+import glob, json, sys
+held = free = 0
+for path in glob.glob(sys.argv[1] + "/*/verify.json"):
+    for device in (json.load(open(path)).get("benchmark") or {}).get("devices") or []:
+        lock = device.get("gpu_lock") or {}
+        held, free = held + bool(lock.get("held")), free + (not lock.get("held"))
+print("GPU lock held by %d benchmark children, not by %d" % (held, free))
 PY
 }
 
@@ -119,9 +133,12 @@ for step in "${steps[@]}"; do
       rows+=("first run, quick, one host|$rc|$s|$(result h001)")
       read -r rc s < <(play first_run_again playbooks/verify.yml -l h001)
       rows+=("the same host again (stored result)|$rc|$s|$(result h001)") ;;
-    fleet)  # every host verified on a healthy GPU (their benchmarks take turns through the host's GPU lock)
-      read -r rc s < <(play fleet playbooks/verify.yml -e verify_force=true)
-      rows+=("$HOSTS hosts, healthy GPU|$rc|$s|$(report | head -n 1)") ;;
+    fleet)  # every host verified on a healthy GPU. Here every inventory host shares one GPU, so their children take
+      # turns through the host's GPU lock; a child waits for it at most a quarter of its timeout, so the timeouts
+      # are raised to keep every figure measured alone (a lab host has its own GPU and needs no such setting).
+      read -r rc s < <(play fleet playbooks/verify.yml -e verify_force=true -e verify_benchmark_timeout=1200 \
+                         -e verify_check_timeout=1200)
+      rows+=("$HOSTS hosts, healthy GPU|$rc|$s|$(report | head -n 1); $(unlocked)") ;;
     busy_measure)  # h002 measured while another process keeps a GEMM loop on the GPU
       gemm_loop 120
       read -r rc s < <(play busy_measure playbooks/verify.yml -l h002 -e verify_force=true -e verify_busy=measure)
@@ -166,6 +183,7 @@ report
 for host in h001 h002 h005 h006; do
   [ -f "$work/results/$host/verify.json" ] && { echo "== $host figures =="; figures "$host"; }
 done
+[ -d "$reports/latest" ] && cp -rL "$reports/latest" "$OUT/report"
 for name in first_run fleet; do
   [ -f "$OUT/$name.times.json" ] && echo "$name roles: $("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["roles_s"])' "$OUT/$name.times.json")"
 done

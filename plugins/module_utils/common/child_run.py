@@ -10,6 +10,10 @@ prints is kept as a tail for error messages.
 
 No Ansible import: the module shells call run_child(); unit tests call the pure
 parse_child_output() and run_child() with the test's own interpreter.
+
+Every child carries CHILD_MARKER in its environment (its own children and forks inherit it): a process
+on a GPU whose environment holds it is the collection's own work, not another user's
+(hardware/gpu_processes.py reads it from /proc/<pid>/environ).
 """
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ import subprocess
 import time
 
 RESULT_MARKER = "@@BLACKWELL_RESULT@@"
+# In the environment of every child run_child() starts; the value is the starting process's pid.
+CHILD_MARKER = "BLACKWELL_PYTORCH_CHILD"
 _TAIL = 2000
 
 
@@ -80,19 +86,15 @@ def last_error_line(text):
 def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
     """Run `source` with interpreter `python` (argv[1:] = args) and return parse_child_output().
 
-    `env` entries are added to (None values removed from) the current environment. The
-    child runs in its own process group so a timeout kills anything it started.
+    `env` entries are added to (None values removed from) the current environment, and
+    CHILD_MARKER is set whatever `env` says (environment()). The child runs in its own process
+    group so a timeout kills anything it started.
     `stdin`: a callable that blocks until the child's input is known and returns it as text
     (None: nothing, the child is killed unheard). The child starts at once, so it can import
     what it needs while the input is still being worked out; `timeout` counts from the moment
     the input is given.
     """
-    child_env = dict(os.environ)
-    for key, value in (env or {}).items():
-        if value is None:
-            child_env.pop(key, None)
-        else:
-            child_env[key] = str(value)
+    child_env = environment(os.environ, env, os.getpid())
     start = time.monotonic()
     proc = subprocess.Popen(
         [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE,
@@ -112,6 +114,19 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=N
         stdout, stderr = proc.communicate()
     return parse_child_output(stdout, stderr, proc.returncode, timed_out,
                               time.monotonic() - start, timeout)
+
+
+def environment(base, env, parent_pid):
+    """The child's environment: `base` with `env`'s entries added (None values removed), and CHILD_MARKER set
+    to `parent_pid`, which marks the child (and every process it starts) as the collection's own."""
+    child_env = dict(base)
+    for key, value in (env or {}).items():
+        if value is None:
+            child_env.pop(key, None)
+        else:
+            child_env[key] = str(value)
+    child_env[CHILD_MARKER] = str(parent_pid)
+    return child_env
 
 
 def _kill(proc):

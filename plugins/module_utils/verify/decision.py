@@ -10,7 +10,9 @@ verify.json that was stored then; it serves when it was taken for the same inter
 output directories, the request is not refused, and no verification was published in this play since
 (`blackwell_verify` names the verify.json it stands for). The verify settings are then added to that
 fingerprint here and verify.json is decided against it, as stack_fingerprint decides it. Otherwise the
-role's own stack_fingerprint call answers (`call`: true). The task files the role includes are steps.py's.
+role's own stack_fingerprint call answers (`call`: true). A result deferred because other users' processes
+held the GPUs (`deferred`, `status: busy`) measured nothing: it is never reused, whatever it says of
+`passed`, and the reason names it (deferred_reason()). The task files the role includes are steps.py's.
 Pure functions, no Ansible import.
 """
 from __future__ import annotations
@@ -41,12 +43,30 @@ def memo_usable(memo, plan, options, published=None):
             and set(_checked(plan.get("output_dirs")).items()) <= set(_checked(memo.get("output_dirs")).items()))
 
 
+def deferred(stored):
+    """Whether a stored verify.json is a deferred result (the GPUs were busy: nothing was measured)."""
+    return isinstance(stored, dict) and (stored.get("deferred") is True or stored.get("status") == "busy")
+
+
+def deferred_reason(stored, reuse, reason, changed):
+    """(reuse, reason) with a deferred stored result never reused: "the stored result was deferred (busy: GPU 0 pid
+    4242 (python3, user alice, 20.1 GiB)), nothing was measured" when the fingerprint alone would not have decided
+    it (unchanged components, not forced); otherwise the fingerprint's own answer."""
+    if not deferred(stored):
+        return reuse, reason
+    if changed or reason == "forced":
+        return False, reason
+    return False, "the stored result was deferred (%s), nothing was measured" % (
+        stored.get("message") or (stored.get("busy") or {}).get("text") or "busy")
+
+
 def from_memo(memo, plan, force):
     """The fingerprint call's answer for verify.json, from the memo and the plan's settings."""
     current = dict(memo["fingerprint"], settings=plan.get("settings") or {})
     current["digest"] = digest(current)
     stored = memo["verify"].get("stored")
     reuse, reason, changed = decide(stored, current, bool(force))
+    reuse, reason = deferred_reason(stored, reuse, reason, changed)
     return {"fingerprint": current, "stored": stored, "reuse": reuse, "reason": reason,
             "changed_components": changed, "gpus": memo.get("gpus") or []}
 
@@ -61,7 +81,8 @@ def decision(plan, memo=None, run=None, published=None, options=None):
     if memo_usable(memo, plan, options, published):
         return dict(from_memo(memo, plan, options.get("force")), call=False, source="blackwell_cuda_check")
     run = run if isinstance(run, dict) and not run.get("skipped") else {}
-    return {"call": True, "source": "stack_fingerprint", "reuse": bool(run.get("reuse")),
+    changed = run.get("changed_components") or []
+    reuse, reason = deferred_reason(run.get("stored"), bool(run.get("reuse")), run.get("reason") or "", changed)
+    return {"call": True, "source": "stack_fingerprint", "reuse": reuse,
             "stored": run.get("stored"), "fingerprint": run.get("fingerprint") or {},
-            "gpus": run.get("gpus") or [], "reason": run.get("reason") or "",
-            "changed_components": run.get("changed_components") or []}
+            "gpus": run.get("gpus") or [], "reason": reason, "changed_components": changed}

@@ -39,7 +39,7 @@ DEFAULT_GATES = {
 PROFILES = ("quick", "standard", "full")
 MIN_SUSTAINED_SECONDS = 6
 _DEFAULTS = {"device": "cuda", "profile": "quick", "tests": [], "sizes": {}, "sustained_seconds": 25, "gates": {},
-             "gpu_gates": [], "forbid_clock_reasons": [], "gpu_name": "", "gpu_names": []}
+             "gpu_gates": [], "forbid_clock_reasons": [], "gpu_name": "", "gpu_names": [], "nvls": False}
 LINES = ("datacenter", "workstation", "geforce")
 
 
@@ -181,12 +181,16 @@ def sizes(names, request):
 
 def settings(request):
     """What a stored result depends on besides stack, GPUs and code: device, profile, tests run, sizes, the
-    user's gates (empty: the product line's defaults, which are code) and the forbidden clock reasons."""
+    user's gates and per-GPU gates (empty: the product lines' defaults, which are code), the forbidden clock
+    reasons, and whether NVLink multicast was on (only when it was: results stored before it stand)."""
     request = _request(request)
     names = tests_run(request["profile"], request["tests"])
-    return {"device": request["device"], "profile": request["profile"], "tests": names,
-            "sizes": sizes(names, request), "gates": request["gates"], "gpu_gates": request["gpu_gates"] or [],
-            "forbid_clock_reasons": sorted(request["forbid_clock_reasons"]) if not request["gates"] else []}
+    found = {"device": request["device"], "profile": request["profile"], "tests": names,
+             "sizes": sizes(names, request), "gates": request["gates"], "gpu_gates": request["gpu_gates"] or [],
+             "forbid_clock_reasons": sorted(request["forbid_clock_reasons"]) if not request["gates"] else []}
+    if request["nvls"] is True:
+        found["nvls"] = True
+    return found
 
 
 def plan(request):

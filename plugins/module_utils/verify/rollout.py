@@ -2,20 +2,26 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Where a rollout stands (playbooks/rollout.yml): its batches in order with their wall time and outcome,
-the hosts rolled back, and the hosts it did not reach. Pure functions over each host's `rollout_result`
+the hosts rolled back, the hosts skipped because other users' processes held their GPUs (`skipped`: a later
+run takes them), and the hosts it did not reach. Pure functions over each host's `rollout_result`
 fact: {host, batch (the hosts of its batch), before, after (where `current` pointed), started, finished
 (epoch seconds), passed, rolled_back, message}; a host without one was not reached."""
 from __future__ import annotations
 
 
+SKIPPED = "skipped (busy)"
+
+
 def _outcome(result):
+    if result.get("skipped"):
+        return SKIPPED
     if not result["passed"]:
         return "rolled back" if result.get("rolled_back") else "failed"
     return "upgraded" if result.get("before") != result.get("after") else "already as asked"
 
 
 def summary(hosts, results):
-    """{batches: [{number, hosts, seconds, outcomes: {host: outcome}}], passed, rolled_back, failed,
+    """{batches: [{number, hosts, seconds, outcomes: {host: outcome}}], passed, rolled_back, failed, skipped,
     not_reached, seconds, lines} for the rollout's hosts in order and {host: rollout_result or None}."""
     batches, seen = [], {}
     for host in hosts:
@@ -40,6 +46,7 @@ def summary(hosts, results):
         "passed": [h for h in hosts if outcomes.get(h) in ("upgraded", "already as asked")],
         "rolled_back": [h for h in hosts if outcomes.get(h) == "rolled back"],
         "failed": [h for h in hosts if outcomes.get(h) == "failed"],
+        "skipped": [h for h in hosts if outcomes.get(h) == SKIPPED],
         "not_reached": [h for h in hosts if h not in outcomes],
         "seconds": round(sum(batch["seconds"] for batch in batches), 1),
     }
@@ -60,5 +67,7 @@ def lines(report):
     out.append("rolled back: %s" % (" ".join(report["rolled_back"]) or "none"))
     if report["failed"]:
         out.append("failed, not rolled back: %s" % " ".join(report["failed"]))
+    if report["skipped"]:
+        out.append("skipped, GPUs busy (a later run takes them): %s" % " ".join(report["skipped"]))
     out.append("not reached: %s" % (" ".join(report["not_reached"]) or "none"))
     return out

@@ -59,7 +59,7 @@ def three_plays(tmp_path_factory):
 
 def test_the_first_play_checks_benchmarks_and_stores(three_plays):
     (tasks, fingerprint, verdict), _second, _third = three_plays[0]
-    assert any("Run torch_benchmark" in name for name in tasks), tasks
+    assert any("Start torch_benchmark" in name for name in tasks), tasks
     # the gate's cuda_check published the fact: the verify role takes it there too, and the check runs once
     assert fingerprint is None or fingerprint.get("skipped"), fingerprint
     assert len([name for name in tasks if name.endswith(": Run torch_cuda_check")]) == 1, tasks
@@ -69,7 +69,7 @@ def test_the_first_play_checks_benchmarks_and_stores(three_plays):
 def test_a_converged_stage_hands_verify_its_fingerprint_and_the_stored_result_stands(three_plays):
     _first, (tasks, fingerprint, verdict), _third = three_plays[0]
     assert fingerprint is None or fingerprint.get("skipped"), fingerprint  # no stack_fingerprint call
-    assert not any("Run torch_benchmark" in name or name.endswith(": Run torch_cuda_check") for name in tasks), tasks
+    assert not any("Start torch_benchmark" in name or name.endswith(": Run torch_cuda_check") for name in tasks), tasks
     assert verdict["passed"] and verdict["reused"]
     stored = json.loads((three_plays[1] / "results" / "verify.json").read_text())
     assert verdict["written"] == stored["written"]
@@ -78,5 +78,5 @@ def test_a_converged_stage_hands_verify_its_fingerprint_and_the_stored_result_st
 def test_the_fact_answers_as_the_verify_roles_own_call(three_plays):
     _first, (_tasks, _none, second), (tasks, fingerprint, third) = three_plays[0]
     assert fingerprint is not None and not fingerprint.get("skipped") and fingerprint["reuse"] is True, fingerprint
-    assert not any("Run torch_benchmark" in name for name in tasks), tasks
+    assert not any("Start torch_benchmark" in name for name in tasks), tasks
     assert third["reused"] and third["written"] == second["written"] and third["passed"] == second["passed"]

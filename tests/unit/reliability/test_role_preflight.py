@@ -209,7 +209,7 @@ def test_fleet_report_hosts_given_as_text_are_read_as_names_and_hosts_without_a_
 def test_verify_refuses_impossible_gates_before_the_check(play):
     result = _refused(play, "verify_gate_above_one", "Refuse gates torch_benchmark could never evaluate",
                       "verify_gates: gate gemm_bf16.min_fraction_of_peak is a fraction from 0 to 1")
-    assert not any("Run torch_cuda_check" in name or "Run torch_benchmark" in name for name in result["tasks"]), \
+    assert not any("Run torch_cuda_check" in name or "Start torch_benchmark" in name for name in result["tasks"]), \
         result["tasks"]
 
 
@@ -217,7 +217,7 @@ def test_gate_on_test_the_profile_does_not_run_is_refused_before_work(play):
     result = _refused(play, "verify_gate_never_fires", "Refuse gates torch_benchmark could never evaluate",
                       "verify_gates: gate on sustained can never fire: profile quick does not run sustained "
                       "(profiles that run it: standard, full; or list it in verify_tests)")
-    assert not any("Run torch_cuda_check" in name or "Run torch_benchmark" in name for name in result["tasks"]), \
+    assert not any("Run torch_cuda_check" in name or "Start torch_benchmark" in name for name in result["tasks"]), \
         result["tasks"]
 
 
@@ -226,14 +226,14 @@ def test_a_request_that_cannot_run_is_refused_in_one_message_before_work(play):
                       "verify_results_dir must be an absolute path (got results); verify_sustained_seconds must be "
                       "at least 6: the last 5 seconds are compared with the first (got 3)")
     assert "gemm_bf16" not in result["msg"]  # the gates are judged once the request itself can run
-    assert not any("Run torch_cuda_check" in name or "Run torch_benchmark" in name for name in result["tasks"]), \
+    assert not any("Run torch_cuda_check" in name or "Start torch_benchmark" in name for name in result["tasks"]), \
         result["tasks"]
 
 
 def test_textfile_dir_that_is_a_file_is_refused_before_work(play):
     result = _refused(play, "verify_textfile_dir_is_a_file", "Fingerprint the stack",
                       "verify_prometheus_textfile_dir: ", "textfile is a file, not a directory")
-    assert not any("Run torch_cuda_check" in name or "Run torch_benchmark" in name for name in result["tasks"]), \
+    assert not any("Run torch_cuda_check" in name or "Start torch_benchmark" in name for name in result["tasks"]), \
         result["tasks"]
 
 

@@ -56,7 +56,7 @@ def three_runs(tmp_path_factory):
 
 
 def _benchmarked(tasks):
-    return any("Run torch_benchmark" in name for name in tasks)
+    return any("Start torch_benchmark" in name for name in tasks)
 
 
 def test_unchanged_collection_reuses_the_stored_verification(three_runs):

@@ -51,6 +51,16 @@ def test_a_batch_of_several_hosts_spans_its_first_start_to_its_last_end():
     assert report["passed"] == ["ws1", "ws2", "ws3"] and report["failed"] == ["ws4"]
 
 
+def test_a_host_skipped_because_its_gpus_were_busy_is_neither_passed_nor_already_as_asked():
+    skipped = dict(done("ws2", ["ws2"], 6, 6.9, before=OLD, after=OLD), skipped=True,
+                   message="skipped: busy: GPU 0 pid 4242 (python3, user alice, 20.1 GiB)")
+    report = rollout.summary(["ws1", "ws2"], {"ws1": done("ws1", ["ws1"], 0, 5), "ws2": skipped})
+    assert report["passed"] == ["ws1"] and report["skipped"] == ["ws2"]
+    assert report["lines"] == ["batch 1 (canary) ws1: 5.0 s; upgraded: ws1", "batch 2 ws2: 0.9 s; skipped (busy): ws2",
+                               "rolled back: none", "skipped, GPUs busy (a later run takes them): ws2",
+                               "not reached: none"]
+
+
 def test_nothing_reached():
     report = rollout.summary(["ws1"], {"ws1": None})
     assert report["batches"] == [] and report["seconds"] == 0

@@ -129,8 +129,9 @@ def test_settings_follow_profile_tests_sizes_and_gates():
     assert plan.settings(request(gpu_name="NVIDIA GeForce RTX 5090")) == base  # the GPU is in the fingerprint already
     for change in ({"profile": "standard"}, {"tests": ["memcpy"]}, {"sizes": {"memcpy": {"bytes": 1 << 20}}},
                    {"gates": {"memcpy": {"min_gbps": 1}}}, {"forbid_clock_reasons": []}, {"device": "cpu"},
-                   {"gpu_gates": [{"index": 1, "gates": {"memcpy": {"min_gbps": 1}}}]}):
+                   {"gpu_gates": [{"index": 1, "gates": {"memcpy": {"min_gbps": 1}}}]}, {"nvls": True}):
         assert plan.settings(request(**change)) != base, change
+    assert plan.settings(request(nvls=False)) == base  # off is the default: results stored before it still stand
     # the sustained test's length counts only when it runs
     assert plan.settings(request(sustained_seconds=10)) == base
     assert plan.settings(request(profile="standard", sustained_seconds=10)) != plan.settings(request(profile="standard"))
