@@ -17,9 +17,10 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.expecte
 NONE = {"expected": None, "fraction_of_expected": None}
 
 
-def expectation(fig, model):
-    """{expected, fraction_of_expected} of a device figure (figures.figure()'s result) of GPU `model`."""
-    row = reference(model, fig.get("test"), fig.get("size"), fig.get("backend"))
+def expectation(fig, model, profile="quick"):
+    """{expected, fraction_of_expected} of a device figure (figures.figure()'s result) of GPU `model`, measured
+    in `profile`."""
+    row = reference(model, fig.get("test"), fig.get("size"), fig.get("backend"), profile)
     peak = fig.get("peak")
     if row is None or not peak:
         return dict(NONE)
@@ -29,8 +30,8 @@ def expectation(fig, model):
             "fraction_of_expected": round(value / expected["value"], 4) if value is not None else None}
 
 
-def with_expectation(figures, model):
+def with_expectation(figures, model, profile="quick"):
     """The device's figures, each with its expectation added (the dict is changed in place and returned)."""
     for fig in figures.values():
-        fig.update(expectation(fig, model))
+        fig.update(expectation(fig, model, profile))
     return figures

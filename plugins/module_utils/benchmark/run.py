@@ -244,7 +244,7 @@ def _run_device(python, program, run, gpu, facts, early=None):
         figures[name] = figure(name, sizes[name], found, peak_info(name, peak_gpu), _missing(result))
     entry = _device_entry(gpu, facts)
     if gpu:
-        with_expectation(figures, gpu["name"])
+        with_expectation(figures, gpu["name"], run["profile"])
     entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures,
                  gpu_lock=(result["result"] or {}).get("gpu_lock"), counters=(result["result"] or {}).get("counters"))
     entry["gates"] = gates_for(entry, run["gates"], run["gpu_gates"])
@@ -310,7 +310,7 @@ def run(params, host):
             early.cancel()
             raise
         plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips,
-                "lock": lock_plan(params, settings), "gates": params.get("gates") or {},
+                "lock": lock_plan(params, settings), "gates": params.get("gates") or {}, "profile": params["profile"],
                 "gpu_gates": params.get("gpu_gates") or []}
         devices = [_run_device(python, program, plan, gpu, facts, early if position == 0 else None)
                    for position, gpu in enumerate(gpus or [None])]

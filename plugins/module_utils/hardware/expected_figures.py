@@ -10,7 +10,9 @@ same model reached when it was healthy, measured the same way, at the same size.
 
 A row of REFERENCES: the model (the exact name NVML and torch report, as the catalogue's PRODUCTS),
 the test, its size (the figure's size text, e.g. "m=8192 n=8192 k=8192 bf16"), the backend for tests
-that name one (sdpa: the backend torch picks by default), the fraction of the model's peak (the
+that name one (sdpa: the backend torch picks by default), the profile it was measured with (a standard
+run's 20 repetitions let power and clocks settle lower than a quick run's 10; the sustained test's
+figure is its last 5 seconds whatever the profile, so its rows hold for every profile: None), the fraction of the model's peak (the
 peak torch_benchmark gives it: the catalogue's datasheet figure, else derived from NVML) and its source (a SOURCES key: where, on what, and how it was measured).
 There is no row for a model, test or size that was not measured: such a figure is compared with its
 peers only, never with the raw peak. benchmarks/expected_reference.py measures new rows.
@@ -40,10 +42,13 @@ _QUICK = {
 _BACKENDS = {"sdpa": "CUDNN_ATTENTION"}
 
 
+ANY_PROFILE = ("sustained",)
+
+
 def _rows(model, source, fractions):
-    """One row per test of the quick profile's sizes: (model, test, size, backend) -> (fraction, source)."""
-    return dict(((model, test, _QUICK[test], _BACKENDS.get(test)), (fraction, source))
-                for test, fraction in fractions.items())
+    """One row per test of the quick profile's sizes: (model, test, size, backend, profile) -> (fraction, source)."""
+    return dict(((model, test, _QUICK[test], _BACKENDS.get(test), None if test in ANY_PROFILE else "quick"),
+                 (fraction, source)) for test, fraction in fractions.items())
 
 
 # h2d and d2h have no rows: a copy over PCIe depends on the host (its slot, CPU, IOMMU) as much as on the GPU,
@@ -59,10 +64,11 @@ REFERENCES.update(_rows("NVIDIA H200", "h200", {
     "softmax": 0.22}))
 
 
-def reference(model, test, size, backend=None):
+def reference(model, test, size, backend=None, profile="quick"):
     """{fraction_of_peak, source, basis} of a healthy `model` in `test` at `size` (the figure's size text)
-    through `backend` (tests that name one), or None where nothing was measured."""
-    row = REFERENCES.get(((model or "").strip(), test, size, backend))
+    through `backend` (tests that name one) in `profile`, or None where nothing was measured."""
+    key = ((model or "").strip(), test, size, backend)
+    row = REFERENCES.get(key + (profile,)) or REFERENCES.get(key + (None,))
     if row is None:
         return None
     fraction, source = row

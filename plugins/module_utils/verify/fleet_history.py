@@ -19,7 +19,8 @@ import calendar
 import json
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import flag
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import (
+    HOST_PATH_TESTS, best, flag)
 
 
 def parse(previous):
@@ -66,7 +67,7 @@ def _rows(entry):
 
 
 # what a drop needs of each figure of the verification before (the rest stays in its own report)
-PREVIOUS_KEYS = ("gpu", "uuid", "test", "value", "unit")
+PREVIOUS_KEYS = ("gpu", "uuid", "test", "size", "profile", "value", "unit")
 
 
 def previous_of(written, remembered):
@@ -136,8 +137,9 @@ def _gpu_key(row):
 
 
 def drop_flags(host, ratio=0.9):
-    """Flags "dropped": a GPU figure below `ratio` of the same GPU's (uuid, else index) figure of the same
-    test in the previous verification."""
+    """Flags "dropped": a GPU figure (its fastest repetition too) below `ratio` of the same GPU's (uuid, else
+    index) figure of the same test, size and profile in the previous verification (a figure the previous report
+    kept without size or profile is compared by test alone); h2d and d2h are not flagged."""
     previous = host.get("previous") or {}
     before = dict((_gpu_key(row), row) for row in previous.get("measured") or []
                   if isinstance(row, dict) and row.get("gpu") is not None)
@@ -147,7 +149,10 @@ def drop_flags(host, ratio=0.9):
         old = before.get(_gpu_key(row))
         if row.get("gpu") is None or old is None or not isinstance(old.get("value"), (int, float)) or old["value"] <= 0:
             continue
-        if row["value"] < ratio * old["value"]:
+        if row.get("test") in HOST_PATH_TESTS or any(
+                key in old and old[key] != row.get(key) for key in ("size", "profile")):
+            continue
+        if row["value"] < ratio * old["value"] and best(row) < ratio * old["value"]:
             flags.append(flag(host, row, "dropped", old["value"], "%s dropped since %s: %.4g %s is %.2f of its %.4g %s "
                               "then" % (row["test"], since, row["value"], row.get("unit"), row["value"] / old["value"],
                                         old["value"], row.get("unit"))))

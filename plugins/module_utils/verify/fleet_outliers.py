@@ -13,22 +13,45 @@ figure below `ratio` of the median of the same GPU model, test and size on the o
 or a softmax over 8192 columns never reaches half of it on a healthy GPU. A figure without an
 expected figure (no reference for that model, test or size, or an older verify.json) is compared
 with its peers only. Each flag carries the clock event reasons of its figure and the GPU's sustained
-clock. CPU-mode figures (no GPU) are not compared. Pure functions, no Ansible import.
+clock. CPU-mode figures (no GPU) are not compared.
+
+Only figures taken the same way are compared: the same size and the same profile (a standard run's
+20 repetitions let power and clocks settle lower than a quick run's 10). A figure is flagged only when
+its fastest repetition (`max`) is below the bound too: a short transient slows the median of a noisy
+test (gemm_batched, 32 small products, spreads 0.1 on a healthy H100) but not its best repetition,
+while a GPU slowed by another job, heat or a fault is slow in every repetition. h2d and d2h are not
+flagged: a copy over PCIe measures the host (slot, CPU, memory, what else runs there) as much as the
+GPU, and the link itself is judged by the health gates (generation and width under load, replays).
+Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import expected_of
 
-MEASURED_KEYS = ("gpu", "name", "uuid", "test", "size", "value", "unit", "fraction_of_peak", "expected",
-                 "fraction_of_expected", "reasons", "sm_clock_mhz", "ratio")
+MEASURED_KEYS = ("gpu", "name", "uuid", "test", "size", "profile", "value", "max", "unit", "fraction_of_peak",
+                 "expected", "fraction_of_expected", "reasons", "sm_clock_mhz", "ratio")
+# Figures of the path between host and GPU: reported, never flagged (the health gates judge the link).
+HOST_PATH_TESTS = ("h2d", "d2h")
+
+
+def best(row):
+    """The figure's fastest repetition (`max`), else its value: what must be below a bound for a flag."""
+    top = row.get("max")
+    return top if isinstance(top, (int, float)) and top >= row["value"] else row["value"]
+
+
+def comparable(row):
+    """What makes two figures comparable: model, test, size and profile."""
+    return (row.get("name"), row.get("test"), row.get("size"), row.get("profile"))
 
 
 def measured(document):
-    """[{gpu, name, uuid, test, size, value, unit, fraction_of_peak, expected, fraction_of_expected, reasons,
-    sm_clock_mhz, ratio}]: every figure of the result that has a value, per device, sorted by GPU and test
-    (expected: the expected figure's value, None without one)."""
+    """[{gpu, name, uuid, test, size, profile, value, max, unit, fraction_of_peak, expected, fraction_of_expected,
+    reasons, sm_clock_mhz, ratio}]: every figure of the result that has a value, per device, sorted by GPU and
+    test (expected: the expected figure's value, None without one; max: the fastest repetition)."""
     rows = []
     benchmark = (document or {}).get("benchmark") or {}
+    profile = benchmark.get("profile")
     for device in benchmark.get("devices") or []:
         for test, fig in sorted((device.get("figures") or {}).items()):
             if not isinstance(fig, dict) or fig.get("value") is None:
@@ -36,7 +59,8 @@ def measured(document):
             telemetry = fig.get("telemetry") or {}
             expected, fraction = expected_of(fig)
             rows.append({"gpu": device.get("index"), "name": device.get("name"), "uuid": device.get("uuid"),
-                         "test": test, "size": fig.get("size"), "value": fig["value"], "unit": fig.get("unit"),
+                         "test": test, "size": fig.get("size"), "profile": profile, "value": fig["value"],
+                         "max": fig.get("max"), "unit": fig.get("unit"),
                          "fraction_of_peak": fig.get("fraction_of_peak"), "expected": expected,
                          "fraction_of_expected": fraction, "reasons": telemetry.get("reasons") or [],
                          "sm_clock_mhz": (telemetry.get("sm_clock_mhz") or {}).get("median"),
@@ -81,7 +105,8 @@ def expected_flag(host, row, floor):
     """The "expected" flag of a figure below `floor` of its expected figure, or None (no expected figure, or
     at or above the floor)."""
     expected, fraction = row.get("expected"), row.get("fraction_of_expected")
-    if not isinstance(expected, (int, float)) or not isinstance(fraction, (int, float)) or fraction >= floor:
+    if not isinstance(expected, (int, float)) or not isinstance(fraction, (int, float)) or fraction >= floor \
+            or best(row) >= floor * expected:
         return None
     return flag(host, row, "expected", expected, "%s %.4g %s is %.2f of the expected %.4g %s (below %.2f)" % (
         row["test"], row["value"], row.get("unit"), fraction, expected, row.get("unit"), floor))
@@ -89,18 +114,21 @@ def expected_flag(host, row, floor):
 
 def outlier_flags(hosts, ratio=0.9, expected_floor=0.75):
     """Flags of every host's GPU figures: kind "expected" (below `expected_floor` of its expected figure) and
-    kind "peers" (below `ratio` of the median of the same model, test and size on the other hosts)."""
+    kind "peers" (below `ratio` of the median of the same model, test, size and profile on the other hosts),
+    each only when the fastest repetition is below too; h2d and d2h are not flagged."""
     by_key = {}
     for name, row in _gpu_rows(hosts):
-        by_key.setdefault((row["name"], row["test"], row.get("size")), []).append((name, row["value"]))
+        by_key.setdefault(comparable(row), []).append((name, row["value"]))
     flags = []
     by_name = dict((host["host"], host) for host in hosts)
     for name, row in _gpu_rows(hosts):
+        if row["test"] in HOST_PATH_TESTS:
+            continue
         host = by_name[name]
-        peers = [value for other, value in by_key[(row["name"], row["test"], row.get("size"))] if other != name]
+        peers = [value for other, value in by_key[comparable(row)] if other != name]
         if peers:
             middle = median(peers)
-            if middle > 0 and row["value"] < ratio * middle:
+            if middle > 0 and row["value"] < ratio * middle and best(row) < ratio * middle:
                 flags.append(flag(host, row, "peers", middle, "%s %.4g %s is %.2f of the median of %d %s on other "
                                   "hosts (%.4g %s)" % (row["test"], row["value"], row["unit"], row["value"] / middle,
                                                        len(peers), row["name"], middle, row["unit"])))

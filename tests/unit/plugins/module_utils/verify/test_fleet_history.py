@@ -70,11 +70,11 @@ def test_a_host_not_in_this_play_is_shown_from_its_stored_result_with_its_age():
     assert report["stale"] == ["ws-b"] and report["missing"] == ["ws-new"] and report["created"] == NOW
     assert report["passed"] == ["ws-a", "ws-b"] and report["failed"] == ["ws-new"]
     # a stored result still counts among the peers, and is still compared with them
-    slow_stored = fleet_report.fleet({"ws-b": scaled(result("ws-b", H100, BEFORE), "h2d", 0.7)})
+    slow_stored = fleet_report.fleet({"ws-b": scaled(result("ws-b", H100, BEFORE), "memcpy", 0.7)})
     again = fleet_report.fleet({"ws-a": result("ws-a", H100, NOW), "ws-c": result("ws-c", H100, NOW), "ws-b": None},
                                previous=stored_json(slow_stored), play_hosts=["ws-a", "ws-c"])
-    # (an H100's h2d at 0.7 of the figure expected of its model is below that too)
-    assert kinds(by_host(again)["ws-b"]) == [(0, "h2d", "expected"), (0, "h2d", "peers")]
+    # (an H100's memcpy at 0.7 of the figure expected of its model is below that too)
+    assert kinds(by_host(again)["ws-b"]) == [(0, "memcpy", "expected"), (0, "memcpy", "peers")]
     assert again["flagged"] == ["ws-b"]
 
 
@@ -88,8 +88,8 @@ def test_a_host_of_this_play_without_a_result_is_missing_but_keeps_its_last_resu
     # the next run still remembers it: out of the play it is shown from it, back in the play it is compared with it
     out = fleet_report.fleet({"ws-a": None}, previous=stored_json(failed), play_hosts=[])
     assert out["stale"] == ["ws-a"] and out["hosts"][0]["written"] == BEFORE
-    back = fleet_report.fleet({"ws-a": scaled(result("ws-a", H100, NOW), "d2h", 0.5)}, previous=stored_json(failed))
-    assert ("dropped", "d2h") in [(f["kind"], f["test"]) for f in back["hosts"][0]["flags"]]
+    back = fleet_report.fleet({"ws-a": scaled(result("ws-a", H100, NOW), "memcpy", 0.5)}, previous=stored_json(failed))
+    assert ("dropped", "memcpy") in [(f["kind"], f["test"]) for f in back["hosts"][0]["flags"]]
 
 
 def test_a_report_of_the_first_schema_still_serves_as_memory():
