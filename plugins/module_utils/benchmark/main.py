@@ -114,6 +114,9 @@ def probe(plan, emit):
 def run_device(plan, emit):
     import torch
     device = torch.device(plan["device"])
+    # GPU work of other checks on this host waits while figures are taken (common.gpu_lock); taken before CUDA
+    # starts here, as they take theirs: making a context (cudaSetDevice) is GPU work a measurement must not see.
+    lock = acquire(plan.get("gpu_lock"), False, plan.get("gpu_lock_wait_s", 30.0)) if device.type == "cuda" else None
     if device.type == "cuda":
         torch.cuda.set_device(device)
         cache = torch.cuda.get_device_properties(device).L2_cache_size
@@ -126,8 +129,6 @@ def run_device(plan, emit):
     if device.type == "cuda":
         sampler, telemetry_error = open_sampler(_uuid(torch.cuda.get_device_properties(device)))
     results = {}
-    # GPU work of other checks on this host waits while figures are taken (common.gpu_lock).
-    lock = acquire(plan.get("gpu_lock"), False, plan.get("gpu_lock_wait_s", 30.0)) if device.type == "cuda" else None
     before = _counters(sampler)
     with torch.no_grad():
         for test in plan["tests"]:

@@ -4,7 +4,7 @@
 """A GPU child of torch_cuda_check: CUDA on one GPU, then the parts it was asked for.
 
 main(argv, emit): argv = GPU index, comma-separated parts (see PARTS), and optionally the host's
-GPU lock file and the seconds to wait for it. Initialises CUDA on that GPU, takes the lock shared
+GPU lock file and the seconds to wait for it. Imports torch, takes the lock shared, initialises CUDA on that GPU
 (common.gpu_lock: a benchmark never measures while these parts run), then runs each part and emits everything gathered so far after each one, so a crash in a
 later part keeps the earlier results: {"index", "init": {"status", "error"}, "phases", <part>: ...}.
 The parent sets CUDA_DISABLE_PTX_JIT / CUDA_FORCE_PTX_JIT, which must happen before CUDA
@@ -69,13 +69,24 @@ def part_ops(index, capability, out):
     return {"status": "ok", "failed_op": None, "seconds": since(start), "error": None}
 
 
+def import_torch(out):
+    """Import torch, timed in out["phases"]; False when it does not import (out["init"] says why)."""
+    start = time.monotonic()
+    try:
+        import torch  # noqa: F401 pylint: disable=unused-import
+    except Exception as exc:
+        out["init"] = {"status": "failed", "error": err_text(exc)}
+        return False
+    finally:
+        out["phases"]["import_torch"] = since(start)
+    return True
+
+
 def init_cuda(index, out):
-    """Import torch and initialise CUDA on GPU `index`; the capability, or None (out["init"] says why)."""
+    """Initialise CUDA on GPU `index` (torch imported); the capability, or None (out["init"] says why)."""
     start, capability = time.monotonic(), None
     try:
         import torch
-        out["phases"]["import_torch"] = since(start)
-        start = time.monotonic()
         torch.cuda.init()
         torch.cuda.set_device(index)
         capability = tuple(torch.cuda.get_device_capability(index))
@@ -89,13 +100,17 @@ def init_cuda(index, out):
 def main(argv, emit):
     index, parts = int(argv[0]), parse_parts(argv[1])
     out = {"index": index, "phases": {}}
+    if not import_torch(out):  # the import (seconds) runs beside other children's GPU work
+        emit(out)
+        return
+    # The lock comes before CUDA starts: making the context (cudaSetDevice) is GPU work a measurement must not see.
+    if len(argv) > 2 and argv[2]:
+        out["gpu_lock"] = acquire(argv[2], True, float(argv[3]) if len(argv) > 3 else 30.0)
+        out["phases"]["gpu_lock_wait"] = out["gpu_lock"]["waited_s"]
     capability = init_cuda(index, out)
     emit(out)
     if out["init"]["status"] != "ok":
         return
-    if len(argv) > 2 and argv[2]:
-        out["gpu_lock"] = acquire(argv[2], True, float(argv[3]) if len(argv) > 3 else 30.0)
-        out["phases"]["gpu_lock_wait"] = out["gpu_lock"]["waited_s"]
     for part in parts:
         start = time.monotonic()
         out[part] = part_function(part)(index, capability, out)

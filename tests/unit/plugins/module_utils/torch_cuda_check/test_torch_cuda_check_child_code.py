@@ -173,11 +173,11 @@ def test_every_part_has_its_function():
         child_gpu.part_function("fly")
 
 
-def test_gpu_child_without_torch_stops_after_cuda_init(no_torch, emitted):
-    child_gpu.main(["1", "ops,probes"], emitted)
+def test_gpu_child_without_torch_stops_after_the_import_before_the_lock(no_torch, emitted):
+    child_gpu.main(["1", "ops,probes", "/run/lock/blackwell-pytorch-gpu.lock", "30"], emitted)
     (result,) = emitted.results
     assert result["index"] == 1 and result["init"] == {"status": "failed", "error": NO_TORCH}
-    assert sorted(result["phases"]) == ["cuda_init"]
+    assert sorted(result["phases"]) == ["import_torch"] and "gpu_lock" not in result
 
 
 def test_judged():
@@ -230,3 +230,18 @@ def test_native_sass_with_an_nvrtc_too_old_for_the_gpu(monkeypatch):
         "arch": "sm_120", "ptx_jit_disabled": True, "nvrtc": "/cuda/lib64/libnvrtc.so.12", "nvrtc_version": "12.6",
         "cubin_bytes": None, "negative_control": None, "status": "unavailable",
         "error": "NVRTC 12.6 cannot build sm_120 (it knows sm_75 to sm_90)", "seconds": result["seconds"]}
+
+
+def test_a_gpu_child_takes_the_gpu_lock_after_importing_torch_and_before_cuda_starts(monkeypatch, emitted):
+    """Making a CUDA context is GPU work a benchmark's measurement must not see: the shared lock comes first; the
+    import (seconds) comes before the lock, so it runs beside a measurement."""
+    calls = []
+    cuda = SimpleNamespace(init=lambda: calls.append("cuda.init"), set_device=lambda index: calls.append("set_device"),
+                           get_device_capability=lambda index: (9, 0))
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(cuda=cuda))
+    monkeypatch.setattr(child_gpu, "acquire", lambda path, shared, wait: calls.append(("acquire", path, shared, wait))
+                        or {"path": path, "mode": "shared", "held": True, "waited_s": 0.5, "error": None})
+    child_gpu.main(["0", "", "/run/lock/blackwell-pytorch-gpu.lock", "30"], emitted)
+    assert calls == [("acquire", "/run/lock/blackwell-pytorch-gpu.lock", True, 30.0), "cuda.init", "set_device"]
+    assert emitted.results[-1]["init"] == {"status": "ok", "error": None}
+    assert emitted.results[-1]["phases"]["gpu_lock_wait"] == 0.5
