@@ -25,7 +25,8 @@ from __future__ import annotations
 METHOD = ("torch_benchmark's method: CUDA events, 25 ms warm-up, median of >= 10 repetitions, inputs "
           "rotated past L2; the row is the median over runs and cards (benchmarks/expected_reference.py)")
 SOURCES = {
-    "h200": "measured on 2 x NVIDIA H200, driver 580.159.04, torch 2.11.0+cu130 (cuDNN 9.19), 2026-11-28",
+    "h200": "measured on 2 x NVIDIA H200, driver 580.159.04, torch 2.11.0+cu130 (cuDNN 9.19), 2026-11-28: one quick run "
+            "of each card, the lower (benchmarks/lab_readings.py; SDPA through cuDNN from its own measurement)",
     "h100": "measured on NVIDIA H100 80GB HBM3 (700 W), driver 580.159.04, torch 2.11.0+cu130 (cuDNN 9.19), "
             "2026-11-28",
 }
@@ -59,8 +60,8 @@ REFERENCES.update(_rows("NVIDIA H100 80GB HBM3", "h100", {
     "gemm_fp8": 0.64, "gemm_batched": 0.60, "memcpy": 0.89, "sdpa": 0.66, "conv2d": 0.77, "layernorm": 0.56,
     "softmax": 0.30, "sustained": 0.68}))
 REFERENCES.update(_rows("NVIDIA H200", "h200", {
-    "gemm_fp16": 0.77, "gemm_bf16": 0.80, "gemm_tf32": 0.76, "gemm_fp32": 0.73, "gemm_fp64": 0.90,
-    "gemm_fp8": 0.67, "gemm_batched": 0.65, "memcpy": 0.88, "sdpa": 0.60, "conv2d": 0.77, "layernorm": 0.49,
+    "gemm_fp16": 0.76, "gemm_bf16": 0.79, "gemm_tf32": 0.75, "gemm_fp32": 0.72, "gemm_fp64": 0.90,
+    "gemm_fp8": 0.67, "gemm_batched": 0.62, "memcpy": 0.88, "sdpa": 0.57, "conv2d": 0.77, "layernorm": 0.49,
     "softmax": 0.22}))
 
 
