@@ -257,6 +257,7 @@ benchmark:
               C(delta). Null in CPU mode or without NVML."
           type: dict
         gates: {description: "The gates this device was judged by: its O(gpu_gates) entry's, else O(gates).", type: dict, version_added: 0.6.0}
+        passed: {description: "This GPU's own verdict: none of its figures failed a gate.", type: bool, version_added: 0.6.0}
         status: {description: "The child's status: V(ok), V(failed), V(timeout) or V(crashed).", type: str}
         error: {description: The child's error (null when ok)., type: str}
         seconds: {description: Wall time of the child., type: float}

@@ -137,6 +137,8 @@ def entry_errors(position, entry):
         errors.append("%s has unknown key(s) %s; keys: %s, gates" % (where, ", ".join(unknown), ", ".join(MATCH_KEYS)))
     errors.extend(_match_errors(where, entry))
     gates = entry.get("gates")
+    if not isinstance(gates, dict):
+        errors.append("%s.gates must be a dict: test name -> {bound name: number}, got %r" % (where, gates))
     multi = sorted(name for name in gates if name in TESTS and spec_of(name)["scope"] == "multi") \
         if isinstance(gates, dict) else []
     if multi:
@@ -156,10 +158,8 @@ def validate_gpu_gates(gpu_gates, not_run, device):
     errors = []
     for position, entry in enumerate(gpu_gates):
         errors.extend(entry_errors(position, entry))
-        if isinstance(entry, dict):
-            gates = entry.get("gates")
-            errors.extend("gpu_gates[%d]: %s" % (position, error)
-                          for error in validate(gates if gates is not None else {}, not_run, device))
+        if isinstance(entry, dict) and isinstance(entry.get("gates"), dict):
+            errors.extend("gpu_gates[%d]: %s" % (position, error) for error in validate(entry["gates"], not_run, device))
     return errors
 
 

@@ -324,4 +324,7 @@ def run(params, host):
     gates, gpu_gates = params.get("gates") or {}, params.get("gpu_gates") or []
     document["gates"] = {"bounds": gates, "gpu_bounds": gpu_gates,
                          "failures": evaluate(gates, document, host, gpu_gates)}
+    for device in devices:  # each GPU's own verdict: none of its figures failed a gate
+        device["passed"] = not [failure for failure in document["gates"]["failures"]
+                                if failure["gpu_index"] == device["index"]]
     return document

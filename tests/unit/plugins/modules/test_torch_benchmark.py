@@ -301,6 +301,28 @@ def test_two_gpus_get_p2p_and_allreduce_and_every_pair_is_gated(children, run_mo
     assert multi_call["env"]["NCCL_NVLS_ENABLE"] == "0" and multi_call["plan"]["collective_timeout_s"] == 60.0
 
 
+def test_each_gpu_is_judged_by_its_own_gates_and_carries_its_own_verdict(children, run_module):
+    second = card(fake.H100, 1, uuid="GPU-11111111-2222-3333-4444-555555555555")
+    children(cards=[card(fake.H100, 0), second])
+    gpu_gates = [{"index": 1, "gates": {"gemm_bf16": {"min_fraction_of_peak": 0.75}}}]
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["gemm_bf16"],
+                                                  "gates": {"gemm_bf16": {"min_tflops": 100}}, "gpu_gates": gpu_gates})
+    assert status == "fail"
+    assert [(f["gpu_index"], f["gate"], f["bound"]) for f in result["failed_gates"]] == [
+        (1, "min_fraction_of_peak", 0.75)]
+    devices = result["benchmark"]["devices"]
+    assert [(device["index"], device["passed"], device["gates"]) for device in devices] == [
+        (0, True, {"gemm_bf16": {"min_tflops": 100}}), (1, False, {"gemm_bf16": {"min_fraction_of_peak": 0.75}})]
+    assert result["benchmark"]["gates"]["gpu_bounds"] == gpu_gates
+
+
+def test_bad_gpu_gates_are_refused_before_any_child_runs(children, run_module):
+    fake_children = children()
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "gpu_gates": [{"index": 0}]})
+    assert status == "fail" and fake_children.calls == []
+    assert result["msg"] == "gpu_gates[0].gates must be a dict: test name -> {bound name: number}, got None"
+
+
 def test_selected_gpu_only(children, run_module):
     fake_children = children(cards=[card(fake.H100, 0), card(fake.H100, 1, uuid="GPU-1")])
     status, result = run_module(torch_benchmark, {"python": sys.executable, "gpus": [1], "tests": ["memcpy", "p2p"]})
