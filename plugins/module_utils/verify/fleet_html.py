@@ -195,17 +195,8 @@ def multi_gpu_section(report):
     """Per multi-GPU host: its all-reduce and its P2P matrix (a row per source GPU, a column per destination;
     flagged pairs purple), or ""."""
     parts = []
-    for host in report["hosts"]:
-        multi = host.get("multi_gpu") if isinstance(host.get("multi_gpu"), dict) else None
-        if not multi:
-            continue
-        flagged = set(item["gpu"] for item in host.get("flags") or [] if item["test"] == "p2p")
-        header, rows = fleet_multi.matrix(multi, flagged)
-        text = fleet_multi.allreduce_text(multi) or ("no all-reduce figure" + (
-            ": %s" % multi["error"] if multi.get("error") else ""))
-        if any(item["test"] == "allreduce" for item in host.get("flags") or []):
-            text = "FLAGGED (expected): " + text
-        parts.append("<h3>%s</h3><p>%s</p>" % (_esc(host["host"]), _esc(text)))
+    for name, text, header, rows in fleet_multi.host_views(report):
+        parts.append("<h3>%s</h3><p>%s</p>" % (_esc(name), _esc(text)))
         if header:
             cells = ["<tr>%s</tr>" % "".join('<td%s>%s</td>' % (' class="flag"' if flag else "",
                                                                  _esc(("FLAGGED " if flag else "") + cell))

@@ -134,3 +134,20 @@ def matrix(multi, flagged=()):
             cells.append(("-", False) if row is None else (figure_text(row), row["gpu"] in flagged))
         rows.append(cells)
     return header, rows
+
+
+def host_views(report):
+    """[(host name, all-reduce text, matrix header, matrix rows)] of every multi-GPU host of a fleet document, in
+    order: what the Markdown and the HTML pages draw (a flagged all-reduce or pair is marked in both)."""
+    views = []
+    for host in report["hosts"]:
+        multi = host.get("multi_gpu") if isinstance(host.get("multi_gpu"), dict) else None
+        if not multi:
+            continue
+        flagged = set(item["gpu"] for item in host.get("flags") or [] if item["test"] == "p2p")
+        header, rows = matrix(multi, flagged)
+        text = allreduce_text(multi) or ("no all-reduce figure" + (": %s" % multi["error"] if multi.get("error") else ""))
+        if any(item["test"] == "allreduce" for item in host.get("flags") or []):
+            text = "FLAGGED (expected): " + text
+        views.append((host["host"], text, header, rows))
+    return views

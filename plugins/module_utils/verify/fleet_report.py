@@ -200,17 +200,11 @@ def gpu_cells(host, row):
 
 def _multi_markdown(report):
     lines = []
-    for host in report["hosts"]:
-        multi = host.get("multi_gpu") if isinstance(host.get("multi_gpu"), dict) else None
-        if not multi:
-            continue
-        flagged = set(item["gpu"] for item in host.get("flags") or [] if item["test"] == "p2p")
-        header, rows = fleet_multi.matrix(multi, flagged)
-        lines += ["", "**%s**: %s" % (md_cell(host["host"]), md_cell(fleet_multi.allreduce_text(multi) or (
-            "no all-reduce figure" + (": %s" % multi["error"] if multi.get("error") else ""))))]
+    for name, text, header, rows in fleet_multi.host_views(report):
+        lines += ["", "**%s**: %s" % (md_cell(name), md_cell(text))]
         if header:
             lines += ["", "| %s |" % " | ".join(md_cell(cell) for cell in header), "|%s" % ("---|" * len(header))]
-            lines += ["| %s |" % " | ".join(md_cell(("FLAGGED " if flag else "") + text) for text, flag in row)
+            lines += ["| %s |" % " | ".join(md_cell(("FLAGGED " if flag else "") + cell) for cell, flag in row)
                       for row in rows]
     return ["", "## Multi-GPU: P2P copy per GPU pair (from row to column) and all-reduce"] + lines if lines else []
 
