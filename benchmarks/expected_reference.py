@@ -63,8 +63,8 @@ def main():
                                                        "row"))
     for (model, test, size, backend), values in sorted(collect(documents).items()):
         row = math.floor(median(values) * 100) / 100.0
-        print("%-28s %-14s %-46s %-16s %6.3f %6.3f %6.3f  %s" % (model, test, size, backend or "-", median(values),
-                                                                  min(values), max(values), "%.2f" % row))
+        cells = (model, test, size, backend or "-", median(values), min(values), max(values), "%.2f" % row)
+        print("%-28s %-14s %-46s %-16s %6.3f %6.3f %6.3f  %s" % cells)
     out = os.environ.get("OUT")
     if out:
         with open(os.path.join(out, "expected_reference.json"), "w") as handle:

@@ -20,6 +20,7 @@ RELEASES=11 tests/fixtures/images/build.sh >/dev/null
 CONTROLLER_ONLY=(
   # the fleet report is checked with markdown-it (a test dependency); role messages render through Jinja2
   tests/unit/plugins/module_utils/verify/test_fleet_report.py
+  tests/unit/plugins/module_utils/verify/test_fleet_verdicts.py
   # the fleet report's page rendered by headless Chromium (a controller-side browser)
   tests/unit/plugins/module_utils/verify/test_fleet_html_screenshot.py
   tests/unit/plugins/module_utils/planning/test_role_messages.py

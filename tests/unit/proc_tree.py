@@ -9,13 +9,13 @@ STATUS = ("Name:\t{comm}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t{pid}\nNgid
           "Groups:\t{uid}\nVmPeak:\t 9012344 kB\nVmRSS:\t 2104312 kB\nThreads:\t12\n")
 
 
-# A login shell's environment, as a job started from one carries it.
-SHELL_ENV = {"HOME": "/home/alice", "LANG": "C.UTF-8", "PATH": "/usr/local/bin:/usr/bin:/bin", "SHELL": "/bin/bash"}
+# A login shell's environment, as a job started from one carries it (name, value pairs).
+SHELL_ENV = (("HOME", "/home/alice"), ("LANG", "C.UTF-8"), ("PATH", "/usr/local/bin:/usr/bin:/bin"), ("SHELL", "/bin/bash"))
 
 
 def add_process(proc_root, pid, ppid=1, uid=0, cmdline=("/usr/bin/python3",), comm=None, environ=SHELL_ENV, fds=()):
     """One process: `cmdline` its words (empty: a kernel thread's empty file), `environ` its {name: value}, `fds`
-    the paths its descriptors point at. `environ` or `fds` None: unreadable, as another user's are to a reader
+    the paths its descriptors point at (`environ` may be name, value pairs). `environ` or `fds` None: unreadable, as another user's are to a reader
     without root; the file (the directory) is left out, since a file's mode refuses nothing to root, who runs
     these tests in CI containers."""
     path = os.path.join(str(proc_root), str(pid))
@@ -29,7 +29,7 @@ def add_process(proc_root, pid, ppid=1, uid=0, cmdline=("/usr/bin/python3",), co
         handle.write(comm + "\n")
     if environ is not None:
         with open(os.path.join(path, "environ"), "wb") as handle:
-            handle.write(b"".join(("%s=%s" % item).encode() + b"\0" for item in sorted(environ.items())))
+            handle.write(b"".join(("%s=%s" % item).encode() + b"\0" for item in sorted(dict(environ).items())))
     if fds is not None:
         os.makedirs(os.path.join(path, "fd"))
         for number, target in enumerate(fds, start=3):

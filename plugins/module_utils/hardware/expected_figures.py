@@ -12,8 +12,9 @@ A row of REFERENCES: the model (the exact name NVML and torch report, as the cat
 the test, its size (the figure's size text, e.g. "m=8192 n=8192 k=8192 bf16"), the backend for tests
 that name one (sdpa: the backend torch picks by default), the profile it was measured with (a standard
 run's 20 repetitions let power and clocks settle lower than a quick run's 10; the sustained test's
-figure is its last 5 seconds whatever the profile, so its rows hold for every profile: None), the fraction of the model's peak (the
-peak torch_benchmark gives it: the catalogue's datasheet figure, else derived from NVML) and its source (a SOURCES key: where, on what, and how it was measured).
+figure is its last 5 seconds whatever the profile, so its rows hold for every profile: None), the
+fraction of the model's peak (the peak torch_benchmark gives it: the catalogue's datasheet figure, else
+derived from NVML) and its source (a SOURCES key: where, on what, and how it was measured).
 There is no row for a model, test or size that was not measured: such a figure is compared with its
 peers only, never with the raw peak. benchmarks/expected_reference.py measures new rows.
 Pure data and functions, no Ansible import; runs in the benchmark's parent.

@@ -21,7 +21,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fl
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import SLOW_REASONS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_report import (
-    gpu_cells, require_fleet, summary_text, verdict_text)
+    gpu_cells, require_fleet, summary_text)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
     CPU_KEY_TESTS, KEY_TESTS, figure_text, gpu_text)
 
@@ -76,8 +76,8 @@ def _bar_text(host, row):
     """"FLAGGED (expected, peers): GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 587.5 TFLOP/s (...)": the text beside a
     bar."""
     flags = _flags_of(host, row)
-    return ("FLAGGED (%s): " % ", ".join(flags) if flags else "") + "%s: %s" % (gpu_text(row["gpu"], row["name"]),
-                                                                               figure_text(row))
+    prefix = "FLAGGED (%s): " % ", ".join(flags) if flags else ""
+    return prefix + "%s: %s" % (gpu_text(row["gpu"], row["name"]), figure_text(row))
 
 
 def _share(value):
@@ -198,11 +198,11 @@ def multi_gpu_section(report):
     for name, text, header, rows in fleet_multi.host_views(report):
         parts.append("<h3>%s</h3><p>%s</p>" % (_esc(name), _esc(text)))
         if header:
-            cells = ["<tr>%s</tr>" % "".join('<td%s>%s</td>' % (' class="flag"' if flag else "",
-                                                                 _esc(("FLAGGED " if flag else "") + cell))
-                                             for cell, flag in row) for row in rows]
-            parts.append("<table><tr>%s</tr>%s</table>" % ("".join("<th>%s</th>" % _esc(cell) for cell in header),
-                                                          "".join(cells)))
+            cells = ["<tr>%s</tr>" % "".join(
+                '<td%s>%s</td>' % (' class="flag"' if flag else "", _esc(("FLAGGED " if flag else "") + cell))
+                for cell, flag in row) for row in rows]
+            head = "".join("<th>%s</th>" % _esc(cell) for cell in header)
+            parts.append("<table><tr>%s</tr>%s</table>" % (head, "".join(cells)))
     if not parts:
         return ""
     return '<h2 id="multi-gpu">Multi-GPU: P2P copy per GPU pair (from row to column) and all-reduce</h2>' + \
@@ -244,8 +244,8 @@ def trend_section(report):
                 if not points:
                     cells.append("<td>-</td>")
                     continue
-                title = "%s %s %s: %s" % (host, gpu, test, ", ".join("%.4g on %s" % (value, written)
-                                                                   for written, value in points))
+                title = "%s %s %s: %s" % (host, gpu, test, ", ".join(
+                    "%.4g on %s" % (value, written) for written, value in points))
                 cells.append("<td>%s%s</td>" % (sparkline(points, title), _esc("%.4g (%d point%s)" % (
                     points[-1][1], len(points), "" if len(points) == 1 else "s"))))
             rows.append("<tr>%s</tr>" % "".join(cells))

@@ -107,10 +107,10 @@ def allreduce_text(multi):
     row = (multi or {}).get("allreduce")
     if not isinstance(row, dict):
         return None
-    text = "all-reduce over %s: %s%s" % (row["where"], "" if row.get("value") is None else "bus bandwidth ",
-                                          figure_text(row))
-    return text + "".join(", %s" % part for part in (row.get("size"), "%s ranks" % row["ranks"] if row.get("ranks")
-                                                      else None) if part)
+    kind = "" if row.get("value") is None else "bus bandwidth "
+    text = "all-reduce over %s: %s%s" % (row["where"], kind, figure_text(row))
+    ranks = "%s ranks" % row["ranks"] if row.get("ranks") else None
+    return text + "".join(", %s" % part for part in (row.get("size"), ranks) if part)
 
 
 def matrix(multi, flagged=()):

@@ -232,8 +232,8 @@ def markdown(report):
     busy = [host for host in report["hosts"] if host["status"] == "busy"]
     if busy:
         lines += ["", "## Busy: another process on a GPU, not verified", ""]
-        lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell("%s (deferred at %s)" % (verdict_text(host),
-                                                                                          host["written"])))
+        lines += ["- **%s**: %s" % (md_cell(host["host"]),
+                                    md_cell("%s (deferred at %s)" % (verdict_text(host), host["written"])))
                   for host in busy]
     failed = [host for host in report["hosts"] if not host["passed"] and host["status"] != "busy"]
     if failed:

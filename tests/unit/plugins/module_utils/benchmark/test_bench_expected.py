@@ -10,7 +10,8 @@ SOFTMAX = {"rows": 16384, "cols": 8192}
 CHECK = {"ok": True, "rel_error": 4e-3, "bound": 2e-2}
 
 
-def softmax_figure(gbps, gpu=H200):
+def softmax_figure(gbps, gpu=None):
+    gpu = gpu or H200
     seconds = 2.0 * 2 * 16384 * 8192 / (gbps * 1e9)
     return figure("softmax", SOFTMAX, {"times_s": [seconds] * 10, "check": CHECK}, peak_info("softmax", gpu))
 

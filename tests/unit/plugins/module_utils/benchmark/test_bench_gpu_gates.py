@@ -107,8 +107,8 @@ def test_expected_and_power_gates_read_their_fields_and_say_why_when_missing():
     doc = {"devices": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "product_line": "datacenter",
                         "figures": {"sustained": fig_with(expected, power)}}], "multi_gpu": None}
     failures = evaluate({"sustained": {"min_fraction_of_expected": 0.75, "min_power_fraction": 0.9}}, doc, "h")
-    assert [(f["gate"], f["measured"]) for f in failures] == [("min_fraction_of_expected", 0.6412),
-                                                               ("min_power_fraction", 0.6)]
+    assert [(f["gate"], f["measured"]) for f in failures] == [
+        ("min_fraction_of_expected", 0.6412), ("min_power_fraction", 0.6)]
     assert "min_fraction_of_expected 0.75: measured 0.6412 < bound 0.75, 436.0 TFLOP/s" in failure_message(failures, "h")
     assert "expected 680.0 TFLOP/s (measured on NVIDIA H100 80GB HBM3)" in failure_message(failures, "h")
     doc["devices"][0]["figures"]["sustained"] = fig_with()

@@ -112,7 +112,7 @@ def test_the_devices_list_cuda_processes_only(tmp_path):
     assert [(g["device"], g["entries"]) for g in per_gpu] == [("/dev/nvidia0", [(4242, None)]),
                                                               ("/dev/nvidia1", [(4242, None)])]
     assert unreadable == 1
-    per_gpu, _ = gp.read_devices(str(tmp_path), gpus=[1])
+    per_gpu, dummy = gp.read_devices(str(tmp_path), gpus=[1])
     assert [g["device"] for g in per_gpu] == ["/dev/nvidia1"]
 
 

@@ -180,8 +180,8 @@ def test_markdown_carries_the_flags_and_the_stored_results():
     assert "clock events: hw_thermal_slowdown, sw_power_cap" in flagged
     assert "- **ws-002**: GPU 0 NVIDIA L40S: memcpy dropped since 2026-11-20: " in flagged
     rows = _parse(MarkdownIt("commonmark").enable("table").render(text)).rows
-    assert [row[8] for row in rows if row[0] in ("ws-001", "ws-002")] == ["expected gemm_bf16, peers gemm_bf16",
-                                                                         "dropped memcpy"]
+    assert [row[8] for row in rows if row[0] in ("ws-001", "ws-002")] == [
+        "expected gemm_bf16, peers gemm_bf16", "dropped memcpy"]
 
 
 def test_markdown_has_a_row_per_gpu_of_a_multi_gpu_host_and_its_p2p_matrix():

@@ -200,8 +200,8 @@ def test_a_series_grows_across_two_reports_and_the_same_result_again_adds_nothin
     assert sorted(first["trend"]["lab-00"]) == ["GPU 0 gemm_bf16", "GPU 0 memcpy", "GPU 0 sustained",
                                                 "GPU 1 gemm_bf16", "GPU 1 memcpy", "GPU 1 sustained"]
     second = _report_at(2, json.dumps(first), gemm=700.0)
-    assert second["trend"]["lab-00"]["GPU 0 gemm_bf16"] == [["2026-12-01T05:00:00Z", 819.13],
-                                                           ["2026-12-02T05:00:00Z", 700.0]]
+    assert second["trend"]["lab-00"]["GPU 0 gemm_bf16"] == [
+        ["2026-12-01T05:00:00Z", 819.13], ["2026-12-02T05:00:00Z", 700.0]]
     again = _report_at(2, json.dumps(second), gemm=700.0)
     assert again["trend"] == second["trend"]
     page = fleet_html.html(second)
