@@ -6,12 +6,13 @@ VENV := .venv
 TEST_VENV := .venv-test
 COLLECTIONS := .build/collections
 
-.PHONY: site setup collection test unit lint sanity test-release molecule release images clean help
+.PHONY: site setup collection test test-changed unit lint sanity test-release molecule release images clean help
 
 help:
 	@echo "make site  [ARGS='-i inventories/lab ...']  provision + verify (default: this machine)"
 	@echo "make test                                  unit, lint, sanity, release and molecule layers"
 	@echo "make unit|lint|sanity|test-release|molecule one test layer"
+	@echo "make test-changed [BASE=ref]               the unit tests and molecule scenarios a change touches (default: since HEAD)"
 	@echo "make release VERSION=x.y.z                 bump galaxy.yml, write the changelog, build the tarball"
 
 ## site: bootstrap the venv, install the collection, run site.yml
@@ -25,6 +26,11 @@ setup:
 ## test: every layer that runs without a GPU, with per-layer times
 test:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh
+
+## test-changed: only the unit test files and molecule scenarios the files changed since BASE (default HEAD) touch
+test-changed:
+	@PYTHON=$(PYTHON) tests/bin/bootstrap.sh
+	@$(TEST_VENV)/bin/python tests/bin/changed.py --run $(if $(BASE),--base "$(BASE)")
 
 unit lint sanity molecule:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh $@

@@ -8,12 +8,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections" PATH="$root/.venv-test/bin:$PATH"
-scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null
+.venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root" >/dev/null 2>&1 \
+  || scripts/install-collection.sh .venv-test "$ANSIBLE_COLLECTIONS_PATH" >/dev/null
 .venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root"
 ansible-lint --profile production --offline
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
-tarball=$(scripts/install-collection.sh .venv-test "$fresh")
+tarball=$(scripts/install-collection.sh .venv-test "$fresh" "$fresh/dist")
 echo "built $(basename "$tarball"); installed into a fresh collections path"
 for module in plugins/modules/*.py; do
   name=blackwell.pytorch.$(basename "$module" .py)

@@ -13,7 +13,7 @@ cd "$root"
 export PATH="$root/.venv-test/bin:$PATH"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tarball=$(scripts/install-collection.sh .venv-test "$work/collections")
+tarball=$(scripts/install-collection.sh .venv-test "$work/collections" "$work/dist")
 echo "built $(basename "$tarball")"
 
 # 1. contents

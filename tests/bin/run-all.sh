@@ -1,33 +1,62 @@
 #!/usr/bin/env bash
-# tests/bin/run-all.sh [LAYER...] — bootstrap the test tools, run the layers (default: all),
-# print each layer's time and result, exit non-zero if any failed.
+# tests/bin/run-all.sh [LAYER...] — bootstrap the test tools, then run the layers (default: all) as jobs,
+# several at a time (tests/bin/pool.py: one per CPU where memory allows, BLACKWELL_TEST_JOBS to set it),
+# each with its own log under .build/logs/. The molecule layer is one job per scenario
+# (MOLECULE_SCENARIOS="a b" runs a subset) after one job that makes what they share
+# (tests/bin/molecule-prep.sh). Prints each job's time and result, the ten slowest unit tests and each
+# scenario's steps (tests/bin/times.py); exits non-zero if any job failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=(unit lint sanity release molecule)
+for layer in "${layers[@]}"; do
+  case $layer in unit|lint|sanity|release|molecule) ;; *) echo "run-all.sh: unknown layer $layer" >&2; exit 2 ;; esac
+done
+want() { [[ " ${layers[*]} " == *" $1 "* ]]; }
 
 start=$(date +%s)
 if ! tests/bin/bootstrap.sh; then echo "bootstrap failed"; exit 1; fi
 boot=$(( $(date +%s) - start ))
 
-declare -A took rc
-for layer in "${layers[@]}"; do
-  echo "=================== layer: $layer ==================="
-  t0=$(date +%s)
-  tests/bin/"$layer".sh
-  rc[$layer]=$?
-  took[$layer]=$(( $(date +%s) - t0 ))
+# Jobs start in this order as slots free up, the longest first (times of a full run on 2 cores); a
+# scenario not named here starts after the named ones.
+order=(molecule-prep molecule-rollout unit molecule-pytorch molecule-driver_toolkit sanity molecule-verify
+       molecule-pytorch_source molecule-airgap lint molecule-site molecule-container_toolkit
+       molecule-pytorch_real molecule-preflight release molecule-default)
+declare -A line
+mkdir -p .build
+rm -rf .build/logs .build/molecule
+want unit && line[unit]=$'unit\t-\ttests/bin/unit.sh'
+want lint && line[lint]=$'lint\t-\ttests/bin/lint.sh'
+want sanity && line[sanity]=$'sanity\t-\ttests/bin/sanity.sh'
+want release && line[release]=$'release\t-\ttests/bin/release.sh'
+scenarios=()
+if want molecule; then
+  line[molecule-prep]=$'molecule-prep\t-\ttests/bin/molecule-prep.sh'
+  read -ra scenarios <<< "${MOLECULE_SCENARIOS:-$(find extensions/molecule -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')}"
+  for s in "${scenarios[@]}"; do
+    [ -d "extensions/molecule/$s" ] || { echo "run-all.sh: no scenario extensions/molecule/$s" >&2; exit 2; }
+    line[molecule-$s]="molecule-$s"$'\tmolecule-prep\t'"tests/bin/molecule-scenario.sh $s"
+  done
+fi
+# The collection from the checkout, installed once before the layers that load it (lint, molecule).
+if want lint || want molecule; then
+  line[collection]=$'collection\t-\tscripts/install-collection.sh .venv-test .build/collections'
+  [ -z "${line[lint]:-}" ] || line[lint]=$'lint\tcollection\ttests/bin/lint.sh'
+  line[molecule-prep]=$'molecule-prep\tcollection\ttests/bin/molecule-prep.sh'
+  want molecule || unset 'line[molecule-prep]'
+fi
+jobs=.build/jobs.tsv
+: > "$jobs"
+for name in collection "${order[@]}" $(printf '%s\n' "${!line[@]}" | sort); do
+  [ -z "${line[$name]:-}" ] || { echo "${line[$name]}" >> "$jobs"; unset "line[$name]"; }
 done
 
-echo "=================== summary ==================="
-printf '%-10s %6ss  %s\n' bootstrap "$boot" ok
-passed=0; failed=0
-for layer in "${layers[@]}"; do
-  if [ "${rc[$layer]}" = 0 ]; then state=ok; passed=$((passed + 1)); else state="FAILED (rc ${rc[$layer]})"; failed=$((failed + 1)); fi
-  printf '%-10s %6ss  %s\n' "$layer" "${took[$layer]}" "$state"
-done
-printf '%-10s %6ss\n' total "$(( $(date +%s) - start ))"
-[ -f .build/test-counts ] && cat .build/test-counts
-echo "layers: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+.venv-test/bin/python tests/bin/pool.py "$jobs"
+rc=$?
+echo "=================== times ==================="
+printf '%-28s %6ss\n' bootstrap "$boot"
+.venv-test/bin/python tests/bin/times.py
+printf '%-28s %6ss  %s\n' total "$(( $(date +%s) - start ))" "$([ "$rc" = 0 ] && echo 'all jobs passed' || echo 'FAILED')"
+exit "$rc"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import sys
@@ -16,7 +17,10 @@ else:
     _TREE = os.path.join(ROOT, ".build", "unit", "ansible_collections", "blackwell")
     if not os.path.islink(os.path.join(_TREE, "pytorch")):
         os.makedirs(_TREE, exist_ok=True)
-        os.symlink(ROOT, os.path.join(_TREE, "pytorch"))
+        try:
+            os.symlink(ROOT, os.path.join(_TREE, "pytorch"))
+        except FileExistsError:  # another pytest-xdist worker made it first
+            pass
     sys.path.insert(0, os.path.join(ROOT, ".build", "unit"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # helpers such as fake_pynvml
 
@@ -116,3 +120,27 @@ def _no_host_pci_ids(monkeypatch):
     for name, module in list(sys.modules.items()):
         if name.endswith(".pci_ids") and hasattr(module, "PCI_IDS_PATHS"):
             monkeypatch.setattr(module, "PCI_IDS_PATHS", ())
+
+
+# pytest-xdist (tests/bin/unit.sh): a test file's tests run on one worker, so its module fixtures are built
+# once; the reliability rows below share session fixtures (a real play or a real stack, a minute or more each)
+# and run on one worker together. tests/unit/test_layers/test_worker_groups.py keeps this list whole.
+SHARED_FIXTURE_FILES = {"test_faults.py": "apt-plays", "test_security.py": "apt-plays",
+                        "test_fault_stack.py": "stacks", "test_stack_files.py": "stacks"}
+
+
+def worker_group(nodeid):
+    """The unit of work a worker takes whole: the test's file, or the group of files sharing its fixtures."""
+    path = nodeid.split("::", 1)[0]
+    return SHARED_FIXTURE_FILES.get(os.path.basename(path), path)
+
+
+if importlib.util.find_spec("xdist") is not None:  # the targets' Python runs these tests without it
+    def pytest_xdist_make_scheduler(config, log):
+        from xdist.scheduler import LoadScopeScheduling
+
+        class SharedFixtureScheduling(LoadScopeScheduling):
+            def _split_scope(self, nodeid):
+                return worker_group(nodeid)
+
+        return SharedFixtureScheduling(config, log)

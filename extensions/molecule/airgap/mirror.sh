@@ -11,16 +11,16 @@
 #   podman network blackwell-airgap, --internal: no route out of it (molecule's destroy removes it)
 # The wheelhouse holds what `pip download` would have fetched on a connected machine: the
 # stand-in torch 2.9.1+cu128 stack (tests/fixtures/pypi_index) and the real nvidia-ml-py and uv wheels
-# that tests/bin/molecule.sh downloads into .build/wheelhouse. docs/airgap.md lays it out the same way.
+# that tests/bin/molecule-prep.sh downloads into .build/wheelhouse. docs/airgap.md lays it out the same way.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out="$root/.build/airgap"
 network=blackwell-airgap
 
 nvml=$(find "$root/.build/wheelhouse" -name 'nvidia_ml_py-*.whl' 2>/dev/null | head -n 1)
-[ -n "$nvml" ] || { echo "mirror.sh: no nvidia-ml-py wheel in .build/wheelhouse (tests/bin/molecule.sh downloads it)" >&2; exit 1; }
+[ -n "$nvml" ] || { echo "mirror.sh: no nvidia-ml-py wheel in .build/wheelhouse (tests/bin/molecule-prep.sh downloads it)" >&2; exit 1; }
 uv=$(find "$root/.build/wheelhouse" -name 'uv-*.whl' 2>/dev/null | head -n 1)
-[ -n "$uv" ] || { echo "mirror.sh: no uv wheel in .build/wheelhouse (tests/bin/molecule.sh downloads it)" >&2; exit 1; }
+[ -n "$uv" ] || { echo "mirror.sh: no uv wheel in .build/wheelhouse (tests/bin/molecule-prep.sh downloads it)" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/mirror/keys" "$out/wheelhouse"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tests/bin/molecule-scenario.sh SCENARIO — one molecule scenario, after tests/bin/molecule-prep.sh.
+# Its output goes to stdout and .build/molecule/SCENARIO.log, the time of each step to
+# .build/molecule/SCENARIO.steps (tests/bin/molecule_steps.py). Fails when molecule fails, when the
+# collection it would load is not the checkout's, or when molecule printed a WARNING or CRITICAL line
+# (a layout it would migrate, a glob that failed).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+s=$1
+export CONTAINERS_CONF="$root/tests/fixtures/images/containers.conf"
+export PATH="$root/.venv-test/bin:$PATH"
+export ANSIBLE_COLLECTIONS_PATH="$root/.build/collections"
+out=.build/molecule
+mkdir -p "$out"
+.venv-test/bin/python tests/bin/check-collection.py "$ANSIBLE_COLLECTIONS_PATH" "$root" || exit 1
+# One run of a scenario at a time on this machine: a scenario's containers have fixed names.
+flock "/tmp/blackwell-pytorch-molecule-$s.lock" molecule test -s "$s" 2>&1 \
+  | .venv-test/bin/python tests/bin/molecule_steps.py "$out/$s.steps" | tee "$out/$s.log"
+rc=${PIPESTATUS[0]}
+if grep -aE $'^(\e\\[[0-9;]*m)*(WARNING|CRITICAL)(\e\\[[0-9;]*m)* ' "$out/$s.log" > "$out/$s.warnings"; then
+  echo "molecule printed warnings or critical lines for $s:"; cat "$out/$s.warnings"
+  [ "$rc" != 0 ] || rc=1
+fi
+echo "molecule $s steps: $(awk '{printf "%s%s %ss", (NR > 1 ? ", " : ""), $1, $2}' "$out/$s.steps")"
+exit "$rc"
