@@ -290,9 +290,10 @@ class Repo:
         if any(name.startswith(EVERY_SCENARIO) for name in changed):
             return list(self.scenarios)
         fixtures = {name.split("/")[2] for name in changed if name.startswith("tests/fixtures/") and name.count("/") >= 3}
-        # tests/fixtures/ensure.sh's sources=([name]="directories it is built from" ...)
-        ensured = {name for name, quoted, bare in re.findall(r'\[(\w+)\]=(?:"([^"]*)"|(\w+))', self.text(ENSURE))
-                   if set((quoted or bare).split()) & fixtures}
+        # tests/fixtures/ensure.sh's sources=([name]="paths it is built from" ...)
+        ensured = {name for name, quoted, bare in re.findall(r'\[(\w+)\]=(?:"([^"]*)"|([\w/.-]+))', self.text(ENSURE))
+                   if {path.split("/")[2] for path in (quoted or bare).split() if path.startswith("tests/fixtures/")
+                       and path.count("/") >= 2} & fixtures}
         picked = []
         for scenario in self.scenarios:
             files = self.under("extensions/molecule/" + scenario)

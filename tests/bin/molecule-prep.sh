@@ -21,4 +21,4 @@ tests/fixtures/images/build.sh
 # The real CPU torch wheel and its dependencies for the scenarios that run real torch (mounted read-only).
 .venv-test/bin/python -m pip download -q --only-binary=:all: -d .build/wheelhouse-torch \
   -r tests/requirements-torch-cpu.txt 2>&1 | grep -v '^WARNING: Location' || true
-tests/fixtures/ensure.sh apt_repo pypi_index torch_source
+tests/fixtures/ensure.sh apt_repo pypi_index torch_source real_torch
