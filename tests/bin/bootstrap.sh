@@ -19,6 +19,11 @@ else
   done
 fi
 scripts/venv.sh .venv-test requirements-test.txt
+# The plays of the unit layer run their modules with this venv's Python: it keeps the code it compiles from
+# the module archives when BLACKWELL_TEST_ZIP_CODE_CACHE is set (tests/bin/unit.sh; docs/testing.md).
+site=$(.venv-test/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+install -m 0644 tests/fixtures/images/python/blackwell_test_zip_code_cache.py \
+  tests/fixtures/images/python/blackwell-test-zip-code-cache.pth "$site/"
 # torch 2.13.0 CPU: on the project's machines pip finds the CPU wheel locally; elsewhere
 # point pip at a CPU wheel (PIP_FIND_LINKS) to avoid the multi-GB CUDA build.
 scripts/venv.sh .build/torch-cpu tests/requirements-torch-cpu.txt

@@ -10,6 +10,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 mkdir -p .build/counts
 export BLACKWELL_TEST_TORCH_PYTHON="$root/.build/torch-cpu/bin/python"
+# The plays' modules keep the code compiled from their archives here (tests/bin/bootstrap.sh installs the hook).
+export BLACKWELL_TEST_ZIP_CODE_CACHE="$root/.build/zip-code"
 workers=${BLACKWELL_TEST_UNIT_WORKERS:-$(nproc)}
 parallel=()
 [ "$workers" = 0 ] || parallel=(-n "$workers")
