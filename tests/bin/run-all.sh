@@ -21,9 +21,9 @@ boot=$(( $(date +%s) - start ))
 
 # Jobs start in this order as slots free up, the longest first (times of a full run on 2 cores); a
 # scenario not named here starts after the named ones.
-order=(molecule-prep molecule-rollout unit molecule-pytorch molecule-driver_toolkit sanity molecule-verify
-       molecule-pytorch_source molecule-airgap lint molecule-site molecule-container_toolkit
-       molecule-pytorch_real molecule-preflight release molecule-default)
+order=(molecule-prep unit molecule-rollout molecule-driver_toolkit molecule-pytorch sanity molecule-airgap
+       molecule-pytorch_source molecule-container_toolkit molecule-verify lint molecule-pytorch_real molecule-site
+       molecule-preflight release molecule-default)
 declare -A line
 mkdir -p .build
 rm -rf .build/logs .build/molecule
