@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install what `make test` needs: system packages (as root, only those missing), the pinned
-# test venv, and a CPU-only torch venv for the modules' real-interpreter tests.
+# Install what `make test` needs: system packages (as root, only those missing) and the pinned
+# test venv. The CPU-only torch venv for the modules' real-interpreter tests is tests/bin/torch-venv.sh's
+# (run by the layers that use it, or as a job of tests/bin/run-all.sh beside the others).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -24,6 +25,3 @@ scripts/venv.sh .venv-test requirements-test.txt
 site=$(.venv-test/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 install -m 0644 tests/fixtures/images/python/blackwell_test_zip_code_cache.py \
   tests/fixtures/images/python/blackwell-test-zip-code-cache.pth "$site/"
-# torch 2.13.0 CPU: on the project's machines pip finds the CPU wheel locally; elsewhere
-# point pip at a CPU wheel (PIP_FIND_LINKS) to avoid the multi-GB CUDA build.
-scripts/venv.sh .build/torch-cpu tests/requirements-torch-cpu.txt

@@ -51,7 +51,7 @@ def main(argv):
         elif current is not None:
             steps.append((step, now - current[1], what))
             current = None
-        else:  # an end without a start: a step molecule skipped
+        elif not steps or steps[-1][0] != step:  # an end without a start: a step molecule skipped
             steps.append((step, 0, what))
     if current is not None:
         steps.append((current[0], time.monotonic() - current[1], "unfinished"))

@@ -11,6 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export PATH="$root/.venv-test/bin:$PATH"
+tests/bin/torch-venv.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tarball=$(scripts/install-collection.sh .venv-test "$work/collections" "$work/dist")

@@ -27,10 +27,12 @@ order=(molecule-prep unit molecule-rollout molecule-driver_toolkit molecule-pyto
 declare -A line
 mkdir -p .build
 rm -rf .build/logs .build/molecule
-want unit && line[unit]=$'unit\t-\ttests/bin/unit.sh'
+# The CPU torch venv, once, before the layers that run it (unit, release).
+if want unit || want release; then line[torch-cpu]=$'torch-cpu\t-\ttests/bin/torch-venv.sh'; fi
+want unit && line[unit]=$'unit\ttorch-cpu\ttests/bin/unit.sh'
 want lint && line[lint]=$'lint\t-\ttests/bin/lint.sh'
 want sanity && line[sanity]=$'sanity\t-\ttests/bin/sanity.sh'
-want release && line[release]=$'release\t-\ttests/bin/release.sh'
+want release && line[release]=$'release\ttorch-cpu\ttests/bin/release.sh'
 scenarios=()
 if want molecule; then
   line[molecule-prep]=$'molecule-prep\t-\ttests/bin/molecule-prep.sh'
@@ -49,7 +51,7 @@ if want lint || want molecule; then
 fi
 jobs=.build/jobs.tsv
 : > "$jobs"
-for name in collection "${order[@]}" $(printf '%s\n' "${!line[@]}" | sort); do
+for name in collection torch-cpu "${order[@]}" $(printf '%s\n' "${!line[@]}" | sort); do
   [ -z "${line[$name]:-}" ] || { echo "${line[$name]}" >> "$jobs"; unset "line[$name]"; }
 done
 

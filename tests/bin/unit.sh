@@ -9,6 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 mkdir -p .build/counts
+tests/bin/torch-venv.sh
 export BLACKWELL_TEST_TORCH_PYTHON="$root/.build/torch-cpu/bin/python"
 # The plays' modules keep the code compiled from their archives here (tests/bin/bootstrap.sh installs the hook).
 export BLACKWELL_TEST_ZIP_CODE_CACHE="$root/.build/zip-code"
