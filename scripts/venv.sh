@@ -2,9 +2,6 @@
 # scripts/venv.sh DIR REQUIREMENTS...  — create (or refresh) a venv from pinned requirements.
 # Rebuilds only when the requirements files change (their hash is kept in DIR/.requirements).
 # On a fresh Debian/Ubuntu run as root, installs python3-venv when the interpreter lacks it.
-# Packages are installed without compiling their bytecode (--no-compile): Python compiles and keeps a module's
-# bytecode the first time it imports it, and most files of a large package (the ansible package's collections,
-# torch) are never imported.
 set -euo pipefail
 dir=$1; shift
 py=${PYTHON:-python3}
@@ -26,6 +23,6 @@ echo "venv: $dir from $*"
 "$dir/bin/python" -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 args=()
 for req in "$@"; do args+=(-r "$req"); done
-"$dir/bin/python" -m pip install -q --no-compile "${args[@]}" 2>&1 | grep -v '^WARNING: Location' || true
+"$dir/bin/python" -m pip install -q "${args[@]}" 2>&1 | grep -v '^WARNING: Location' || true
 "$dir/bin/python" -m pip check >/dev/null
 echo "$want" > "$dir/.requirements"
