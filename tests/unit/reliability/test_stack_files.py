@@ -65,3 +65,18 @@ def test_the_login_shell_profile_is_root_owned_0644(tmp_path):
     assert rc == 0, stdout + stderr
     again = os.stat(str(profile))
     assert (again.st_ino, again.st_mtime_ns) == (info.st_ino, info.st_mtime_ns) and profile.read_text() == text
+
+
+def test_the_stack_holds_the_bytecode_of_its_modules_with_either_installer(stack_runs):
+    """A process that cannot write the venv (a lab user under a root-owned stack) or runs with
+    PYTHONDONTWRITEBYTECODE imports torch from bytecode: pip compiles at install, uv is asked to
+    (--compile-bytecode). Without it every such import compiles torch again (docs/roles/pytorch.md)."""
+    venv = os.path.join(stack_runs["root"], "venvs", STACK)
+    sources = [os.path.join(top, name) for top, _dirs, names in os.walk(venv)
+               if top.endswith(os.sep + "torch") for name in names if name.endswith(".py")]
+    assert sources, "no torch package in %s" % venv
+    for source in sources:
+        folder, name = os.path.split(source)
+        cached = os.listdir(os.path.join(folder, "__pycache__")) if os.path.isdir(os.path.join(folder, "__pycache__")) else []
+        assert [entry for entry in cached if entry.startswith(name[:-len(".py")] + ".") and entry.endswith(".pyc")], \
+            "%s (%s) has no bytecode" % (source, stack_runs["installer"])

@@ -14,7 +14,8 @@ PY = "/opt/pytorch/venvs/torch-2.9.1-cu128/bin/python"
 UV = "/opt/blackwell/tools/bin/uv"
 CACHE = "/opt/pytorch/.cache/uv"
 PINS = ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128", "torchaudio==2.9.1+cu128"]
-HEAD = [UV, "pip", "install", "--python", PY, "--link-mode", "hardlink", "--no-config", "--cache-dir", CACHE]
+HEAD = [UV, "pip", "install", "--python", PY, "--link-mode", "hardlink", "--compile-bytecode", "--no-config", "--cache-dir",
+        CACHE]
 LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "uv_logs")
 
 

@@ -177,7 +177,7 @@ def test_uv_installs_into_the_venv_python_made(tmp_path):
     assert result["changed"] and result["created"] and result["installed"] and result["marker"]
     assert host.calls == [["-m", "venv", venv], ["/opt/tools/bin/uv", "pip", "install"]]
     argv, env, log = host.uv
-    assert argv[3:] == ["--python", venv + "/bin/python", "--link-mode", "hardlink", "--no-config", "--cache-dir",
+    assert argv[3:] == ["--python", venv + "/bin/python", "--link-mode", "hardlink", "--compile-bytecode", "--no-config", "--cache-dir",
                         "/r/.cache/uv", "--offline", "--no-index", "--find-links", "/w"] + PINS
     assert env == {"A": "1", "UV_CACHE_DIR": "/r/.cache/uv", "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never",
                    "UV_NO_PROGRESS": "1"}
