@@ -109,7 +109,6 @@ def run(jobs, width):
         if job is None:
             continue
         code = os.waitstatus_to_exitcode(status)
-        job["proc"].returncode = code
         job.update(passed=code == 0, seconds=int(time.monotonic() - job["started"]),
                    state="ok" if code == 0 else "FAILED (rc %d)" % code)
         done[job["name"]] = job

@@ -30,24 +30,18 @@ rm -rf .build/logs .build/molecule
 # The CPU torch venv, once, before the layers that run it (unit, release).
 if want unit || want release; then line[torch-cpu]=$'torch-cpu\t-\ttests/bin/torch-venv.sh'; fi
 want unit && line[unit]=$'unit\ttorch-cpu\ttests/bin/unit.sh'
-want lint && line[lint]=$'lint\t-\ttests/bin/lint.sh'
+# The collection from the checkout, installed once before the layers that load it (lint, molecule).
+if want lint || want molecule; then line[collection]=$'collection\t-\tscripts/install-collection.sh .venv-test .build/collections'; fi
+want lint && line[lint]=$'lint\tcollection\ttests/bin/lint.sh'
 want sanity && line[sanity]=$'sanity\t-\ttests/bin/sanity.sh'
 want release && line[release]=$'release\ttorch-cpu\ttests/bin/release.sh'
-scenarios=()
 if want molecule; then
-  line[molecule-prep]=$'molecule-prep\t-\ttests/bin/molecule-prep.sh'
+  line[molecule-prep]=$'molecule-prep\tcollection\ttests/bin/molecule-prep.sh'
   read -ra scenarios <<< "${MOLECULE_SCENARIOS:-$(find extensions/molecule -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')}"
   for s in "${scenarios[@]}"; do
     [ -d "extensions/molecule/$s" ] || { echo "run-all.sh: no scenario extensions/molecule/$s" >&2; exit 2; }
     line[molecule-$s]="molecule-$s"$'\tmolecule-prep\t'"tests/bin/molecule-scenario.sh $s"
   done
-fi
-# The collection from the checkout, installed once before the layers that load it (lint, molecule).
-if want lint || want molecule; then
-  line[collection]=$'collection\t-\tscripts/install-collection.sh .venv-test .build/collections'
-  [ -z "${line[lint]:-}" ] || line[lint]=$'lint\tcollection\ttests/bin/lint.sh'
-  line[molecule-prep]=$'molecule-prep\tcollection\ttests/bin/molecule-prep.sh'
-  want molecule || unset 'line[molecule-prep]'
 fi
 jobs=.build/jobs.tsv
 : > "$jobs"
