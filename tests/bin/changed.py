@@ -30,7 +30,8 @@ PATH = re.compile(r"(?<![\w.*-])[\w.*-]*(?:/[\w.*-]+)+")
 COMMENT = re.compile(r"(?:^|\s)#.*$", re.M)
 TEXT = (".yml", ".yaml", ".sh", ".j2", ".cfg", ".json", ".txt", ".py", ".ini")
 MAPPED = ("plugins/", "roles/", "playbooks/", "docs/", "tests/unit/", "tests/fixtures/", "extensions/molecule/")
-EVERY_SCENARIO = ("extensions/molecule/config.yml", "tests/fixtures/images/", "tests/fixtures/connection_plugins/")
+EVERY_SCENARIO = ("extensions/molecule/config.yml", "tests/fixtures/images/", "tests/fixtures/connection_plugins/",
+                  "tests/fixtures/molecule/")
 ENSURE = "tests/fixtures/ensure.sh"
 SHARED = ("tests/unit", "tests/unit/reliability")
 ANCHORS = ("tests/", "tests/unit/", "plugins/", "extensions/")
