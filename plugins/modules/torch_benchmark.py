@@ -114,6 +114,15 @@ options:
       - Seconds each child (one per GPU, one between GPUs) may run before it is killed. Default from the
         profile (120, 300, 900). Figures reported before a timeout are kept.
     type: float
+  bytecode_cache_dir:
+    description:
+      - Where the children keep the bytecode of a stack that holds none (installed without compiling) when Python
+        may not write it beside torch's modules (C(PYTHONDONTWRITEBYTECODE) set, or a directory this user cannot
+        write): the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
+        RV(bytecode). Without it such a stack compiles torch on every import (seconds per child).
+      - Unset or empty, nothing is changed and the finding is still returned. A stack with bytecode is never
+        affected.
+    type: path
   gpu_lock:
     description:
       - File of the host's GPU lock. Before its first measurement a child takes it exclusively, so GPU work of
@@ -203,6 +212,11 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+bytecode:
+  description: The finding when the stack holds no bytecode and Python may not write it (see O(bytecode_cache_dir)); null otherwise.
+  returned: always
+  type: str
+  sample: "torch in /opt/torch/.venv has no bytecode and PYTHONDONTWRITEBYTECODE is set: the checks keep theirs in ..."
 benchmark:
   description: The result document, also what O(dest) receives. Also returned when a gate fails.
   returned: success or gate failure
@@ -366,6 +380,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import problems, schema_errors
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import BenchmarkError, run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import PROFILES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import bytecode
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import write_result
 
@@ -382,6 +397,7 @@ def main():
             reps=dict(type="int"),
             timeout=dict(type="float"),
             gpu_lock=dict(type="str"),
+            bytecode_cache_dir=dict(type="path"),
             gates=dict(type="dict", default={}),
             gpu_gates=dict(type="list", elements="dict", default=[]),
             nvls=dict(type="bool", default=False),
@@ -395,8 +411,11 @@ def main():
         module.fail_json(msg="the directory of dest %s does not exist" % dest)
     host = socket.gethostname()
     lock = default_lock_path() if module.params["gpu_lock"] is None else module.params["gpu_lock"]
+    python = module.params["python"] or sys.executable
+    # the children inherit this process's environment: a cache for a stack without bytecode (common/bytecode.py)
+    finding = bytecode.apply(os.environ, python, module.params["bytecode_cache_dir"])
     try:
-        document = run(dict(module.params, python=module.params["python"] or sys.executable, gpu_lock=lock), host)
+        document = run(dict(module.params, python=python, gpu_lock=lock), host)
     except BenchmarkError as err:
         module.fail_json(msg=str(err))
     errors = schema_errors(document)
@@ -416,9 +435,9 @@ def main():
             extra["diff"] = diff
     failures = document["gates"]["failures"]
     if failures:
-        module.fail_json(msg=failure_message(failures, host), failed_gates=failures, benchmark=document,
+        module.fail_json(msg=failure_message(failures, host), failed_gates=failures, benchmark=document, bytecode=finding,
                          dest=written, changed=changed, **extra)
-    module.exit_json(changed=changed, benchmark=document, failed_gates=[], dest=written, **extra)
+    module.exit_json(changed=changed, benchmark=document, failed_gates=[], dest=written, bytecode=finding, **extra)
 
 
 if __name__ == "__main__":

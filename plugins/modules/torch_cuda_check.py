@@ -96,6 +96,15 @@ options:
       - From 1 to 64; any other value is refused before a child starts.
     type: int
     default: 6
+  bytecode_cache_dir:
+    description:
+      - Where the children keep the bytecode of a stack that holds none (installed without compiling) when Python
+        may not write it beside torch's modules (C(PYTHONDONTWRITEBYTECODE) set, or a directory this user cannot
+        write): the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
+        RV(bytecode) and warned. Without it such a stack compiles torch on every import (seconds per child).
+      - Unset or empty, nothing is changed and the finding is still returned. A stack with bytecode is never
+        affected.
+    type: path
   gpu_lock:
     description:
       - File of the host's GPU lock. Each GPU child takes it shared after CUDA starts and before its first
@@ -144,6 +153,11 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+bytecode:
+  description: The finding when the stack holds no bytecode and Python may not write it (see O(bytecode_cache_dir)); null otherwise.
+  returned: always
+  type: str
+  sample: "torch in /opt/torch/.venv has no bytecode and PYTHONDONTWRITEBYTECODE is set: the checks keep theirs in ..."
 python:
   description: The interpreter that was checked.
   returned: always
@@ -282,10 +296,12 @@ seconds:
   type: float
 """
 
+import os
 import sys
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import bytecode
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.policy import REQUIREMENTS, unmet
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.run import (
@@ -303,6 +319,7 @@ def main():
             compile_timeout=dict(type="int", default=DEFAULT_COMPILE_TIMEOUT),
             parallel=dict(type="int", default=DEFAULT_PARALLEL),
             gpu_lock=dict(type="str"),
+            bytecode_cache_dir=dict(type="path"),
         ),
         supports_check_mode=True,
     )
@@ -310,10 +327,16 @@ def main():
     errors = option_errors(params["timeout"], params["compile_timeout"], params["parallel"])
     if errors:
         module.fail_json(msg="; ".join(errors), changed=False)
-    report = run_check(params["python"] or sys.executable, timeout=params["timeout"], compile_timeout=params["compile_timeout"],
+    python = params["python"] or sys.executable
+    # the children inherit this process's environment: a cache for a stack without bytecode (common/bytecode.py)
+    finding = bytecode.apply(os.environ, python, params["bytecode_cache_dir"])
+    if finding:
+        module.warn(finding)
+    report = run_check(python, timeout=params["timeout"], compile_timeout=params["compile_timeout"],
                        torch_compile=params["torch_compile"] or "torch_compile" in params["require"],
                        parallel=params["parallel"],
                        gpu_lock=default_lock_path() if params["gpu_lock"] is None else params["gpu_lock"] or None)
+    report["bytecode"] = finding
     error = report.pop("error")
     if error:
         module.fail_json(msg=error, **report)
