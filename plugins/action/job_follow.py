@@ -19,7 +19,8 @@ display = Display()
 
 class ActionModule(ActionBase):
     """The launch (async_wrapper, as `async: timeout` and `poll: 0` do), rounds of wait_for (at most one
-    interval) and tail, a line each, then async_status. In check mode: the module, synchronously."""
+    interval; async_status after a round that did not see <log>.rc) and tail, a line each, then async_status.
+    In check mode: the module, synchronously."""
 
     _supports_check_mode = True  # the module does its own check mode; nothing is started or followed
     clock = staticmethod(time.monotonic)
@@ -57,17 +58,21 @@ class ActionModule(ActionBase):
 
     def _follow(self, job, args, task_vars):
         what, log, host = args["what"], args["log"], task_vars.get("inventory_hostname", "")
-        start, reports, seen = self.clock(), [], False
+        start, reports, seen, status = self.clock(), [], False, {}
         while not seen:
             wait = follow.round_wait(self.clock() - start, args["interval"], args["timeout"])
             if not wait:
                 break
             seen = follow.ended(self._module("wait_for", follow.wait_args(log, args["run_id"], wait), task_vars))
+            if not seen:  # a job that failed before it could write <log>.rc (its directory a file) has ended too
+                status = self._module("async_status", self._status_args(job), task_vars)
+                seen = follow.job_ended(status)
             tail = self._module("command", follow.tail_args(what, log), task_vars)
             reports.append(follow.report(what, host, self.clock() - start, seen, tail,
                                          str(args["args"].get("manager") or "")))
             display.display(reports[-1])
-        status = self._status(job, task_vars)
+        if not follow.job_ended(status):
+            status = self._status(job, task_vars)
         return follow.result(status, reports, what, host, self.clock() - start, log)
 
     def _module(self, name, module_args, task_vars):
@@ -75,7 +80,7 @@ class ActionModule(ActionBase):
 
     def _status(self, job, task_vars):
         """async_status of the job (as its action plugin runs it), tried again while it has not finished."""
-        module_args = {"jid": job, "_async_dir": self._async_dir()}
+        module_args = self._status_args(job)
         for attempt in range(follow.RESULT_TRIES):
             if attempt:
                 self.sleep(follow.RESULT_DELAY)
@@ -83,6 +88,9 @@ class ActionModule(ActionBase):
             if status.get("finished"):
                 break
         return status
+
+    def _status_args(self, job):
+        return {"jid": job, "_async_dir": self._async_dir()}
 
     def _async_dir(self):
         return self._remote_expand_user(self.get_shell_option("async_dir", default="~/.ansible_async"))

@@ -20,12 +20,14 @@ def container_toolkit_probe(probe_text):
     return probe.read_probe(text(probe_text))
 
 
-def container_toolkit_inputs(repo_url, key_url="", key_content="", fingerprints=None, proxy="", version="", spec=""):
-    """{ok, problems} of the repository inputs, the pinned version and the CDI spec path."""
+def container_toolkit_inputs(repo_url, key_url="", key_content="", fingerprints=None, proxy="", version="", spec="",
+                             driver_root="", driver_root_mode=None):
+    """{ok, problems} of the repository inputs, the pinned version, the CDI spec path and the driver directory."""
     if not isinstance(fingerprints, str):  # text: refused by the check with a message naming the variable
         fingerprints = as_list(fingerprints, "fingerprints", "container_toolkit_inputs")
     problems = inputs.input_problems(text(repo_url), text(key_url), text(key_content), fingerprints, text(proxy),
-                                     text(version), text(spec))
+                                     text(version), text(spec), text(driver_root),
+                                     None if driver_root_mode is None else int(driver_root_mode))
     return {"ok": not problems, "problems": problems}
 
 

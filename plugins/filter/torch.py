@@ -10,6 +10,7 @@ from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args impo
     as_bool, as_dict, as_dicts, as_list, call, text)
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils, plugin_utils
 
+install_command = module_utils("planning.install_command")
 torch_resolve = module_utils("planning.resolve")
 role_messages = module_utils("planning.role_messages")
 role_steps = module_utils("planning.role_steps")
@@ -82,6 +83,19 @@ def torch_pip_args(pip, plan=None, build=False):
     return call(name, role_steps.pip_args, as_dict(plan, "plan", name, allow_none=False), settings)
 
 
+def torch_pip_private(args, index_url=""):
+    """pip's arguments (a list, or text split on whitespace) with no credential left on them, and what pip reads
+    instead (install_command.private_credentials): {argv, requirements: the index URLs for --requirement from a
+    pipe, index_url first, env: PIP_PROXY for a proxy with a password}."""
+    name = "torch_pip_private"
+    words = text(args).split() if isinstance(args, str) else [text(a) for a in as_list(args, "_input", name)]
+    kept, moved = call(name, install_command.private_credentials, words)
+    lines = (["--index-url %s" % text(index_url)] if text(index_url) else []) + ["%s %s" % pair for pair in moved["index"]]
+    lines += ["--find-links %s" % url for url in moved["find_links"]]
+    return {"argv": kept, "requirements": "".join(line + "\n" for line in lines),
+            "env": {"PIP_PROXY": moved["proxy"]} if moved["proxy"] else {}}
+
+
 def torch_check_policy(gpus, min_verdict="", require=()):
     """torch_cuda_check's min_verdict and require for the GPUs the facts list (role_steps.check_policy)."""
     name = "torch_check_policy"
@@ -123,6 +137,7 @@ class FilterModule(object):
             "torch_role_state": torch_role_state,
             "torch_adopted_steps": torch_adopted_steps,
             "torch_pip_args": torch_pip_args,
+            "torch_pip_private": torch_pip_private,
             "torch_check_policy": torch_check_policy,
             "torch_published": torch_published,
             "torch_settled": torch_settled,

@@ -7,8 +7,10 @@ the reading is judged (it calls the judging passed here only then), documented i
 file."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ansible_collections.blackwell.pytorch.plugins.filter.verify_health_probe import verify_health_probe
-from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, call
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, call, text
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
 
 steps = module_utils("verify.steps")
@@ -20,6 +22,10 @@ def verify_steps(decision, probe=None, driver=None, request=None, options=None):
     options = as_dict(options, "options", "verify_steps")
     for key in ("health", "container", "fingerprinted"):
         options[key] = as_bool(options.get(key, False), key, "verify_steps")
+    # the textfile directory: the request's (the health textfile's directory is the verification textfile's); a
+    # request that is no mapping is the judging's to refuse, when it is called
+    given = request.get("textfile_dir") if isinstance(request, Mapping) else ""
+    options["textfile_dir"] = text(options.get("textfile_dir", given))
     return call("verify_steps", steps.steps, decision, lambda: verify_health_probe(probe, decision, driver, request),
                 options)
 

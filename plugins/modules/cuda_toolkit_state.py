@@ -30,12 +30,13 @@ options:
   versions:
     description:
       - Requested toolkits as C(X.Y) (C(cuda_toolkit_versions)); empty chooses one from O(driver). Text instead of a
-        list is refused with a message naming the variable.
+        list is refused with a message naming the variable, and so is a number in it (YAML reads an unquoted 12.10
+        as 12.1; quote it).
     type: raw
     default: []
   default_version:
-    description: The toolkit C(/usr/local/cuda) points at; empty is the newest requested.
-    type: str
+    description: The toolkit C(/usr/local/cuda) points at; empty is the newest requested. A number is refused, as in O(versions).
+    type: raw
     default: ""
   driver:
     description:
@@ -93,6 +94,14 @@ options:
     description: This host's inventory name; a refusal begins with it.
     type: str
     required: true
+  paths:
+    description:
+      - The role's file options, a dict of variable name to path (C(cuda_toolkit_install_log)); one that is
+        relative, a directory or below a file is refused before the host is read, naming the variable. An empty path
+        is not checked.
+    type: dict
+    default: {}
+    version_added: 0.6.0
 notes:
   - Each nvcc binary is run once per question however many links lead to it.
 seealso:

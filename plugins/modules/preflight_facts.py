@@ -130,6 +130,20 @@ options:
     version_added: 0.5.0
     suboptions:
       venv: {description: "The venv's path (the tools role's C(blackwell_tools_venv)).", type: path, required: true}
+      base_python:
+        description:
+          - The interpreter that makes the venv (the tools role's C(blackwell_tools_base_python)); refused (RV(refused))
+            when relative or a directory. Empty, not checked.
+        type: str
+        default: ""
+        version_added: 0.6.0
+      wheelhouse:
+        description:
+          - The wheelhouse the venv is filled from (the tools role's C(blackwell_tools_wheelhouse)); refused when
+            relative or a file. The venv's path is refused the same way.
+        type: str
+        default: ""
+        version_added: 0.6.0
       requirements:
         description: "The requirements it must hold, as the tools role installs them (C(nvidia-ml-py==13.615.71), C(uv==0.13.9))."
         type: list
@@ -318,7 +332,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.disk_spac
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight as decide
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import current_user, host_facts, read_first
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import nvml_bindings, read_venv
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import (
+    input_refusals as tools_refusals, nvml_bindings, read_venv)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_answers import answers, refusals as answer_refusals
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
@@ -395,7 +410,9 @@ def main():
             health=dict(type="dict", options=dict(kernel_log=dict(type="str", default="auto", choices=[
                 "auto", "journal", "kmsg", "never"]), textfile_dir=dict(type="path", default=""))),
             tools=dict(type="dict", options=dict(venv=dict(type="path", required=True),
-                                                 requirements=dict(type="list", elements="str", required=True))),
+                                                 requirements=dict(type="list", elements="str", required=True),
+                                                 base_python=dict(type="str", default=""),
+                                                 wheelhouse=dict(type="str", default=""))),
             driver=dict(type="dict"),
             toolkit=dict(type="dict"),
             pytorch=dict(type="dict"),
@@ -478,6 +495,8 @@ def main():
         refusals=refused_stages,
         refused=decide.refusals(params["host"], label, supported or [label], params["allow_unsupported_os"],
                                 len(gpus), params["require_gpu"], refused_stages, disk) + answer_refusals(answered)
+        + (tools_refusals(params["host"], **dict((key, params["tools"][key]) for key in ("venv", "base_python", "wheelhouse")))
+           if params["tools"] else [])
         + ([pytorch["msg"]] if pytorch and not pytorch["ok"] else []),
         preflight=preflight,
         health=health,

@@ -23,8 +23,12 @@ description:
   - With O(installer=uv), refuses an O(uv) that is not an executable file.
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
     Every refusal is the message the role reports.
-  - Refuses, before planning, a O(keep) below 1 and a run without root (O(user)); these refusals come back in
-    RV(refusals) and, joined by spaces, in RV(msg) (the module does not fail; the role fails this call on them).
+  - Refuses, before planning, a O(keep) below 1, a run without root (O(user)), a O(version), O(channel),
+    O(torchvision) or O(torchaudio) given as a number (YAML reads an unquoted 2.10 as 2.1; quote it), an O(index),
+    O(channel_base), O(extra_indexes) or O(proxy) that is no URL, and a path option that is relative or of the
+    wrong kind (a file where a directory is due, a directory where a file is due, a path below a file; O(paths)
+    too); these refusals come back in RV(refusals) and, joined by spaces, in RV(msg) (the module does not fail;
+    the role fails this call on them).
   - Answers whether the stage is already as asked (RV(converged)), from files only - C(current) under O(root)
     points to the planned stack (or the auto plan's source fallback, or the environment O(adopt_path) adopted),
     its marker records the plan and its packages have the planned versions, its torch_cuda_check result
@@ -47,20 +51,22 @@ options:
     type: path
     required: true
   version:
-    description: torch release (V(2.9.1), V(2.9) for the newest patch, V(2.9.1+cu128)); empty for the default choice.
-    type: str
+    description:
+      - torch release (V(2.9.1), V(2.9) for the newest patch, V(2.9.1+cu128)); empty for the default choice.
+      - Text; a number (YAML's unquoted 2.10 is the number 2.1) is refused.
+    type: raw
     default: ""
   channel:
-    description: CUDA channel (V(cu128), ...); empty to take it from O(version) or the default choice.
-    type: str
+    description: CUDA channel (V(cu128), ...); empty to take it from O(version) or the default choice. Text, as O(version).
+    type: raw
     default: ""
   torchvision:
-    description: Explicit torchvision version; empty follows torch.
-    type: str
+    description: Explicit torchvision version; empty follows torch. Text, as O(version).
+    type: raw
     default: ""
   torchaudio:
-    description: Explicit torchaudio version; empty follows torch.
-    type: str
+    description: Explicit torchaudio version; empty follows torch. Text, as O(version).
+    type: raw
     default: ""
   companions:
     description: Companions installed with torch.
@@ -137,6 +143,14 @@ options:
     type: path
     default: ""
     version_added: 0.4.0
+  paths:
+    description:
+      - The role's other directory options, a dict of variable name to path (C(pytorch_uv_cache_dir),
+        C(pytorch_pip_cache_dir), C(pytorch_source_dir)); one that is relative, a file, or below a file is refused,
+        naming the variable. An empty path is not checked.
+    type: dict
+    default: {}
+    version_added: 0.6.0
 """
 
 EXAMPLES = r"""
@@ -193,7 +207,9 @@ hashes_text:
   returned: success
   type: str
 refusals:
-  description: The refusals of O(keep) and O(user), each a message naming its variable; empty when the request can run.
+  description: >-
+    The refusals of the request itself (O(keep), O(user), the inputs' types, URLs and paths), each a message
+    naming its variable; empty when the request can run.
   returned: always
   type: list
   elements: str

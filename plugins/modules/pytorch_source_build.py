@@ -96,7 +96,11 @@ options:
     type: dict
     default: {}
   pip_args:
-    description: Arguments after C(pip install --requirement <tree>/requirements.txt) (wheelhouse, trusted hosts, proxy).
+    description:
+      - Arguments after C(pip install --requirement <tree>/requirements.txt) (wheelhouse, trusted hosts, proxy).
+      - An index or find-links URL with a password goes to pip through a requirements file (mode 0600, in a private
+        directory), a proxy with one through the proxy variables, never on pip's command line, which every local
+        user sees in C(ps).
     type: list
     elements: str
     default: []
@@ -104,6 +108,15 @@ options:
     description: This host's name, for the report.
     type: str
     default: ""
+  lock_timeout:
+    description:
+      - Seconds to wait for an earlier run's build in the same directory (a play interrupted during the build leaves
+        it running in the background). The build holds C(<log dir>/.build.lock) (an fcntl lock) while it runs; when
+        another process still holds it after this wait, the module fails naming that process and what to do,
+        before it touches the tree, the venv or the log.
+    type: int
+    default: 600
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
@@ -175,7 +188,8 @@ def main():
             cpus=dict(type="int", default=0), memory_mb=dict(type="int", default=0),
             gib_per_job=dict(type="float", default=4), max_jobs=dict(type="int", default=0),
             flags=dict(type="dict", default={}), env=dict(type="dict", default={}),
-            pip_args=dict(type="list", elements="str", default=[]), host=dict(type="str", default="")),
+            pip_args=dict(type="list", elements="str", default=[]), host=dict(type="str", default=""),
+            lock_timeout=dict(type="int", default=600)),
         supports_check_mode=True)
     module.no_log_values.update(url_secrets(module.params["pip_args"]))  # user:password@ of an index or proxy URL
     meminfo = "" if module.params["memory_mb"] else read("/proc/meminfo")

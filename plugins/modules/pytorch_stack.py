@@ -83,6 +83,10 @@ options:
         gets them translated.
       - The secret part of a URL among them (C(https://user:password@host/simple), a proxy's) never appears in
         the result, a message or the log the module returns.
+      - Nor on the installer's command line, which every local user sees in C(ps). An index or find-links URL with
+        credentials goes to pip through a requirements file (mode 0600, in a private directory, removed after the
+        call) and to uv through C(UV_INDEX_URL), C(UV_EXTRA_INDEX_URL), C(UV_FIND_LINKS); a proxy with credentials
+        through the proxy variables (C(https_proxy), C(http_proxy) and their capitals).
       - The pytorch role passes its index's CA bundle and client certificate here as C(--cert) and
         C(--client-cert) (C(pytorch_index_ca_path), C(pytorch_index_client_cert)), the files
         M(blackwell.pytorch.pytorch_plan) read the index with; pip reads netrc itself.
@@ -125,6 +129,16 @@ options:
     description: Seconds the stack's interpreter may take to import the packages.
     type: int
     default: 300
+  lock_timeout:
+    description:
+      - Seconds to wait for another run's job under O(root) to end (a play interrupted during the install leaves its
+        job running in the background). Every state but a check takes O(root)/.lock (an fcntl lock) for as long
+        as it runs; when another process still holds it after this wait, the module fails naming that process
+        and what to do, before it changes anything. Two runs never share a venv.
+      - The pytorch role leaves it at its default; set it through C(module_defaults) to change it.
+    type: int
+    default: 600
+    version_added: 0.4.0
   min_free_gib:
     description:
       - Free space (GiB, for unprivileged users) the filesystem of a venv to be made must have first
@@ -166,13 +180,17 @@ removed: {description: Stacks deleted (or that would be)., returned: state prune
 stacks: {description: "The stacks under O(root) afterwards (in check mode: now), by name.", returned: always, type: list, elements: str, version_added: 0.3.0}
 """
 
+import contextlib
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import job_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError, install
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import (
+    StackError, install, stack_paths)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_space import space_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import Runner
 
 
@@ -193,6 +211,36 @@ def write_end(log, run_id, done):
     os.chmod(log + ".rc", 0o644)
 
 
+LOCK = ".lock"
+
+
+def root_lock(params, check_mode):
+    """The root's job lock for a run that changes something: a second run's job waits for the first one's
+    (lock_timeout), then fails naming it; nothing to hold in check mode or where there is no root yet to change
+    (present makes it). A wait is noted in the install log, which the play's progress lines read."""
+    root = params["root"]
+    if check_mode:
+        return contextlib.nullcontext()
+    if params["state"] == "present":
+        if not os.path.isdir(root):  # a root to be made is checked for room first, as the venv is
+            refusal = params["min_free_gib"] and space_refusal(stack_paths(root, params["stack"])[0], params["stack"],
+                                                               params["min_free_gib"])
+            if refusal:
+                raise StackError(refusal)
+            os.makedirs(root, mode=0o755)
+    elif not os.path.isdir(root):
+        return contextlib.nullcontext()
+
+    def note(holders):
+        if params["log"] and os.path.isdir(os.path.dirname(params["log"])):
+            with open(params["log"], "a") as handle:
+                handle.write("waiting for %s, which holds %s (an earlier run's job)\n" % (
+                    ", ".join("process %d (%s)" % (item["pid"], item["command"]) for item in holders),
+                    os.path.join(root, LOCK)))
+    return job_lock.held(os.path.join(root, LOCK), "PyTorch stack job under %s" % root, params["lock_timeout"],
+                         "pytorch_stack option lock_timeout", on_wait=note)
+
+
 def installer(params, root):
     """stack_install.install()'s installer: uv with its cache under the root, or pip."""
     if params["installer"] != "uv":
@@ -211,7 +259,7 @@ def main():
             build=dict(type="dict", default={}),
             log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
             timeout=dict(type="int", default=300), run_id=dict(type="str", default=""),
-            min_free_gib=dict(type="float", default=8.0),
+            min_free_gib=dict(type="float", default=8.0), lock_timeout=dict(type="int", default=600),
             installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path"),
             uv_cache_dir=dict(type="path", default="")),
         required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
@@ -224,37 +272,44 @@ def main():
     runner = Runner(module, params["timeout"])
     result = {"changed": False}
     try:
-        if params["state"] == "present":
-            try:
-                result.update(install(runner, root, params["stack"], params["python"], params["expected"],
-                                      params["pip_args"], params["record"], module.check_mode, params["log"],
-                                      params["build"], params["min_free_gib"], installer(params, root)))
-            finally:
-                if params["log"] and not module.check_mode:
-                    write_end(params["log"], params["run_id"], "stack" in result)
-        elif params["state"] == "adopted":
-            result.update(runner.adopt(root, params["path"], module.check_mode))
-        elif params["state"] == "current":
-            switch(module, root, lifecycle.switch_plan(lifecycle.read_links(root),
-                                                       lifecycle.stack_target(params["stack"])), result)
-        elif params["state"] == "rolled_back":
-            plan, error = lifecycle.rollback_plan(root, lifecycle.read_links(root))
-            if error:
-                module.fail_json(msg=error)
-            result["python"] = lifecycle.stack_python(root, plan["current"])
-            result["stack"] = os.path.basename(plan["current"])
-            switch(module, root, plan, result)
-        else:
-            result["removed"] = lifecycle.prune_plan(root, params["keep"])
-            result["changed"] = bool(result["removed"])
-            if not module.check_mode:
-                for name in result["removed"]:
-                    lifecycle.remove_stack(root, name)
-    except (StackError, ValueError, OSError) as exc:
+        try:
+            with root_lock(params, module.check_mode):
+                dispatch(module, params, runner, result)
+        finally:  # also when another run's job held the lock: the poller sees this run's end at once
+            if params["state"] == "present" and params["log"] and not module.check_mode:
+                write_end(params["log"], params["run_id"], "stack" in result)
+    except (StackError, ValueError, OSError, job_lock.JobBusy) as exc:
         module.fail_json(msg=str(exc), **result)
     result.setdefault("links", lifecycle.read_links(root) if os.path.isdir(root) else {})
     result["stacks"] = [entry["name"] for entry in lifecycle.list_stacks(root)]
     module.exit_json(**result)
+
+
+def dispatch(module, params, runner, result):
+    """The state's work (under the root's lock where it changes something: root_lock)."""
+    root = params["root"]
+    if params["state"] == "present":
+        result.update(install(runner, root, params["stack"], params["python"], params["expected"],
+                              params["pip_args"], params["record"], module.check_mode, params["log"],
+                              params["build"], params["min_free_gib"], installer(params, root)))
+    elif params["state"] == "adopted":
+        result.update(runner.adopt(root, params["path"], module.check_mode))
+    elif params["state"] == "current":
+        switch(module, root, lifecycle.switch_plan(lifecycle.read_links(root),
+                                                   lifecycle.stack_target(params["stack"])), result)
+    elif params["state"] == "rolled_back":
+        plan, error = lifecycle.rollback_plan(root, lifecycle.read_links(root))
+        if error:
+            module.fail_json(msg=error)
+        result["python"] = lifecycle.stack_python(root, plan["current"])
+        result["stack"] = os.path.basename(plan["current"])
+        switch(module, root, plan, result)
+    else:
+        result["removed"] = lifecycle.prune_plan(root, params["keep"])
+        result["changed"] = bool(result["removed"])
+        if not module.check_mode:
+            for name in result["removed"]:
+                lifecycle.remove_stack(root, name)
 
 
 if __name__ == "__main__":

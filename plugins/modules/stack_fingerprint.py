@@ -19,6 +19,8 @@ description:
     across changes of the code; O(code) cannot).
   - Loads the stored result O(results) (a missing, unreadable or damaged file counts as absent) and returns
     RV(reuse=true) when its fingerprint equals the current one and it passed, unless O(force).
+  - A stored file that is not JSON, or JSON without the shape its readers use (a C(benchmark) that is text), is
+    not used; RV(reason) says which file and why, and a warning says it is made again.
   - With O(output_dirs), first checks that results can be written where they will go and fails, before anything
     else, naming the variable, the path and what is wrong.
   - With O(refusals), fails with them first, before the output directories are checked or anything is read (the
@@ -59,10 +61,21 @@ options:
     description:
       - Directories results will be written to, variable name -> path (an empty path is not checked). Each must
         be a directory the module's user can write to, or not exist yet below a writable directory; a file, a
-        file among its parents or a directory the user cannot write fails the module before anything is read.
+        file among its parents or a directory the user cannot write fails the module before anything is read,
+        and so does a result file due there that is a directory (C(verify.json), C(cuda_check.json), the
+        Prometheus textfiles).
     type: dict
     default: {}
     version_added: 0.3.0
+  input_paths:
+    description:
+      - The role's path inputs, variable name -> path (an empty path is not checked), refused before the output
+        directories or anything is read when relative or of the wrong kind, naming the variable and the
+        command-line form to give. C(verify_python) must be a file (the interpreter), C(verify_cuda_home) and any
+        other name a directory.
+    type: dict
+    default: {}
+    version_added: 0.6.0
   results:
     description: The stored result document (JSON, schema C(blackwell.pytorch.verify/1)).
     type: path
@@ -153,12 +166,29 @@ refusals:
   type: list
   elements: str
   sample: ["verify_gates: gate on sustained can never fire: profile quick does not run sustained"]
+input_path_problems:
+  description: One message per path of O(input_paths) that cannot be used (relative, of the wrong kind).
+  returned: failure
+  type: list
+  elements: str
+  sample: ["verify_cuda_home /usr/local/cuda is a file, not a directory: give a directory (or a path that is not there
+            yet), e.g. -e verify_cuda_home=/usr/local/cuda."]
 output_dir_problems:
   description: One message per directory of O(output_dirs) that cannot take results.
   returned: failure
   type: list
   elements: str
   sample: ["verify_prometheus_textfile_dir: /var/lib/node_exporter is a file, not a directory"]
+textfile:
+  description:
+    - The verification textfile (C(blackwell_pytorch_verify.prom)) in O(output_dirs)'s
+      C(verify_prometheus_textfile_dir), with its current text (null when it is not there), so that a stored result
+      that stands can write it again where it is missing or differs; empty without that directory.
+  returned: always
+  type: dict
+  contains:
+    path: {description: The textfile's path., type: str}
+    text: {description: Its current text (null when absent)., type: str}
 gpus:
   description:
     - The GPUs the driver initialised, in bus order, read from the same C(/proc/driver/nvidia/gpus) files as the
@@ -173,7 +203,9 @@ gpus:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.output_dirs import problems
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, fingerprint, gpu_models, load
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import (
+    decide, fingerprint, gpu_models, input_path_problems)
 
 
 def main():
@@ -188,6 +220,7 @@ def main():
             code=dict(type="str", default=""),
             settings=dict(type="dict", default={}),
             output_dirs=dict(type="dict", default={}),
+            input_paths=dict(type="dict", default={}),
             refusals=dict(type="list", elements="str", default=[]),
         ),
         supports_check_mode=True,
@@ -195,21 +228,29 @@ def main():
     params = module.params
     if params["refusals"]:
         module.fail_json(msg="; ".join(params["refusals"]), refusals=params["refusals"])
+    refused = input_path_problems(params["input_paths"])
+    if refused:
+        module.fail_json(msg=" ".join(refused), input_path_problems=refused)
     refused = problems(params["output_dirs"])
     if refused:
         module.fail_json(msg="; ".join(refused), output_dir_problems=refused)
     current = fingerprint(params["python"], params["cuda_home"], params["collection_version"],
                           code=params["code"], settings=params["settings"])
-    stored = load(params["results"])
-    reuse, reason, changed = decide(stored, current, params["force"])
+    stored, problem = stored_results.read(params["results"])
+    reuse, reason, changed = decide(stored, current, params["force"], problem)
+    damaged = [problem] if problem else []
     also = []
     for path in params["also"]:
-        other = load(path)
-        other_reuse, other_reason, other_changed = decide(other, current, params["force"])
+        other, other_problem = stored_results.read(path)
+        other_reuse, other_reason, other_changed = decide(other, current, params["force"], other_problem)
+        damaged += [other_problem] if other_problem else []
         also.append(dict(results=path, stored=other, reuse=other_reuse, reason=other_reason,
                          changed_components=other_changed))
+    for text in damaged:  # said at the normal verbosity: the result is made again instead
+        module.warn("%s: not used, checked and verified again" % text)
     module.exit_json(changed=False, fingerprint=current, stored=stored, reuse=reuse, reason=reason,
-                     changed_components=changed, also=also, gpus=gpu_models())
+                     changed_components=changed, also=also, gpus=gpu_models(),
+                     textfile=stored_results.textfile(params["output_dirs"].get("verify_prometheus_textfile_dir")))
 
 
 if __name__ == "__main__":

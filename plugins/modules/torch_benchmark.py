@@ -118,7 +118,7 @@ options:
     description:
       - Where the children keep the bytecode of a stack that holds none (installed without compiling) when Python
         may not write it beside torch's modules (C(PYTHONDONTWRITEBYTECODE) set, or a directory this user cannot
-        write): the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
+        write); the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
         RV(bytecode). Without it such a stack compiles torch on every import (seconds per child).
       - Unset or empty, nothing is changed and the finding is still returned. A stack with bytecode is never
         affected.
@@ -168,6 +168,21 @@ options:
         children keep it off.
     type: bool
     default: false
+  job_lock:
+    description:
+      - File of the whole run's lock (the verify role's C(<verify_results_dir>/.benchmark.lock)), held from the first
+        child to the result. The verify role starts the module in the background (C(async)); Ctrl-C stops the play,
+        not the job, so a run started again would measure beside the earlier run's benchmark. With this lock the
+        second run waits for the first (at most O(lock_timeout) seconds), then fails naming its process id and how to
+        stop it; nothing is measured then. Its directory is created (0755) when missing; a symbolic link is refused.
+        Omitted, no such lock is taken.
+    type: path
+    version_added: 0.6.0
+  lock_timeout:
+    description: Seconds to wait for another run's benchmark holding O(job_lock).
+    type: int
+    default: 600
+    version_added: 0.6.0
   dest:
     description:
       - Also write the result document as JSON to this file, atomically (a temporary file in the same directory,
@@ -370,6 +385,7 @@ dest:
   type: str
 """
 
+import contextlib
 import os
 import socket
 import sys
@@ -380,9 +396,20 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.gates 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import problems, schema_errors
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.run import BenchmarkError, run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import PROFILES
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import bytecode
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import bytecode, job_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import default_path as default_lock_path
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import write_result
+
+
+def whole_run_lock(path, max_wait):
+    """The run's job lock (common/job_lock.py) on `path`, its directory made when missing; nothing without a path."""
+    if not path:
+        return contextlib.nullcontext()
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        os.makedirs(directory, mode=0o755)
+    return job_lock.held(path, "GPU benchmark (torch_benchmark) of %s" % directory, max_wait,
+                         "torch_benchmark option lock_timeout")
 
 
 def main():
@@ -402,6 +429,8 @@ def main():
             gpu_gates=dict(type="list", elements="dict", default=[]),
             nvls=dict(type="bool", default=False),
             dest=dict(type="path"),
+            job_lock=dict(type="path"),
+            lock_timeout=dict(type="int", default=600),
         ),
         supports_check_mode=True,
         add_file_common_args=True,
@@ -415,8 +444,9 @@ def main():
     # the children inherit this process's environment: a cache for a stack without bytecode (common/bytecode.py)
     finding = bytecode.apply(os.environ, python, module.params["bytecode_cache_dir"])
     try:
-        document = run(dict(module.params, python=python, gpu_lock=lock), host)
-    except BenchmarkError as err:
+        with whole_run_lock(module.params["job_lock"], module.params["lock_timeout"]):
+            document = run(dict(module.params, python=python, gpu_lock=lock), host)
+    except (BenchmarkError, job_lock.JobBusy) as err:
         module.fail_json(msg=str(err))
     errors = schema_errors(document)
     if errors:

@@ -100,7 +100,7 @@ options:
     description:
       - Where the children keep the bytecode of a stack that holds none (installed without compiling) when Python
         may not write it beside torch's modules (C(PYTHONDONTWRITEBYTECODE) set, or a directory this user cannot
-        write): the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
+        write); the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
         RV(bytecode) and warned. Without it such a stack compiles torch on every import (seconds per child).
       - Unset or empty, nothing is changed and the finding is still returned. A stack with bytecode is never
         affected.

@@ -8,8 +8,9 @@ controller.
 The launch is the module under async_wrapper (what `async` and `poll: 0` do), its limit the timeout; a
 launch without a job id fails the task with its message. Every round waits on the target, at most one
 interval, for <log>.rc to start with the run's id (the module writes it last), reads the end of the log
-and reports a line (role_messages.poll_report); the round that sees the end, or the deadline, ends the
-loop; then async_status gives the job's result.
+and reports a line (role_messages.poll_report); a round that does not see it asks async_status whether the
+job has ended all the same (a job that failed before it could write <log>.rc: its directory a file); the round
+that sees the end, or the deadline, ends the loop; then async_status gives the job's result.
 Pure functions: the action runs the modules and keeps the time.
 """
 from __future__ import annotations
@@ -87,6 +88,12 @@ def tail_args(what, log):
 def ended(wait_result):
     """Whether wait_for found the end (a timeout, or no such file yet, is a failed wait_for)."""
     return not wait_result.get("failed") and not wait_result.get("unreachable")
+
+
+def job_ended(status_result):
+    """Whether async_status says the job has ended, failed or not (a job that fails before it writes <log>.rc,
+    whose directory cannot be made, ends without it)."""
+    return bool(status_result) and bool(status_result.get("finished"))
 
 
 def report(what, host, seconds, finished, tail_result, manager=""):

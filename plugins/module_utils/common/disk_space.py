@@ -10,20 +10,27 @@ import posixpath
 GIB = 1024.0 ** 3
 
 
-def nearest_existing(path, exists=os.path.exists):
-    """The path itself if it exists, else its closest existing ancestor ("/" at worst)."""
-    current = posixpath.normpath(path)
-    while not exists(current) and current != "/":
-        current = posixpath.dirname(current)
+def _walk_up(path, found):
+    """The path itself if found(path), else its closest ancestor for which found() is true; at worst the top: "/"
+    for an absolute path, "." for a relative one (dirname("opt") is "", whose dirname is "" again: the walk
+    ends where a step no longer moves)."""
+    current = posixpath.normpath(path or ".")
+    while not found(current):
+        parent = posixpath.dirname(current) or "."
+        if parent == current:
+            break
+        current = parent
     return current
+
+
+def nearest_existing(path, exists=os.path.exists):
+    """The path itself if it exists, else its closest existing ancestor ("/" at worst; "." for a relative path)."""
+    return _walk_up(path, exists)
 
 
 def mount_point(path, ismount=os.path.ismount):
-    """The mount point holding an existing path."""
-    current = posixpath.normpath(path)
-    while not ismount(current) and current != "/":
-        current = posixpath.dirname(current)
-    return current
+    """The mount point holding an existing path ("/" at worst; "." for a relative path)."""
+    return _walk_up(path, ismount)
 
 
 def free_of(stats):

@@ -9,6 +9,7 @@ the interpreter link resolves to an executable file, pyvenv.cfg is there, the in
 site-packages directory it reads, each requirement's distribution is there (its dist-info METADATA name and
 version, and the files its RECORD lists), and nvidia-ml-py's module pynvml is there to import. When in doubt the
 answer is "not ready": the role then runs its check, which costs a command and never a wrong answer.
+input_refusals() refuses the role's path options that cannot be used (relative, of the wrong kind) before it runs.
 No Ansible import; Python 3.9+.
 """
 from __future__ import annotations
@@ -20,12 +21,25 @@ import os
 import re
 import sys
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, FILE, path_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized, read_text
 
 NVML_DISTRIBUTION = "nvidia-ml-py"
 NVML_MODULE = "pynvml"
 # The interpreter's name says its version when it names one (python3.12); else pyvenv.cfg's says it.
 VERSIONED = re.compile(r"^python(\d+)\.(\d+)$")
+
+
+def input_refusals(host, venv, base_python="", wheelhouse="", stat=os.stat):
+    """The refusals of the tools role's path options, before the role changes anything ("<host>: <refusal>" each,
+    common/path_inputs.py): the venv (blackwell_tools_venv) and the wheelhouse (blackwell_tools_wheelhouse)
+    directories, the interpreter that makes the venv (blackwell_tools_base_python) a file; each absolute. [] when
+    they can be used."""
+    return ["%s: %s" % (host, problem) for problem in path_problems([
+        ("blackwell_tools_venv", venv, DIRECTORY, "/opt/blackwell/tools"),
+        ("blackwell_tools_base_python", base_python, FILE, "/usr/bin/python3",
+         "the interpreter itself (Python 3.9 or newer)"),
+        ("blackwell_tools_wheelhouse", wheelhouse, DIRECTORY, "/srv/wheelhouse")], stat)]
 
 
 def requirement(text):

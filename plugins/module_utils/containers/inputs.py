@@ -9,16 +9,31 @@ set instead. No Ansible import.
 """
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, path_problem
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.inputs import PROXY_SCHEMES, REPO_SCHEMES, url_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp import normalize_fingerprint
 
 _DEB_VERSION = re.compile(r"^(\d+:)?\d+\.\d+\.\d+(~[A-Za-z0-9.]+)?-[A-Za-z0-9.+~]+$")
 
 
-def input_problems(repo_url, key_url="", key_content="", fingerprints=(), proxy="", version="", spec=""):
-    """Problems of the repository inputs, the pinned version and the CDI spec path (empty: fine)."""
+def driver_root_problem(driver_root, mode=None):
+    """The refusal of container_toolkit_driver_root (common/path_inputs.py): relative, or not a directory (`mode`:
+    its st_mode as the role's probe read it on the target, None when it is not there), else None."""
+    def probed(path):
+        if mode is None or path != posixpath.normpath(str(driver_root).strip()):
+            raise FileNotFoundError(path)
+        return os.stat_result((mode,) + (0,) * 9)
+    return path_problem("container_toolkit_driver_root", driver_root, DIRECTORY, "/proc/driver/nvidia", probed)
+
+
+def input_problems(repo_url, key_url="", key_content="", fingerprints=(), proxy="", version="", spec="",
+                   driver_root="", driver_root_mode=None):
+    """Problems of the repository inputs, the pinned version, the CDI spec path and the driver directory
+    (driver_root_problem) (empty: fine)."""
     problems = url_problems("container_toolkit_repo_url", repo_url, REPO_SCHEMES)
     if not str(key_content or "").strip():
         problems += url_problems("container_toolkit_repo_key_url", key_url, REPO_SCHEMES)
@@ -42,4 +57,5 @@ def input_problems(repo_url, key_url="", key_content="", fingerprints=(), proxy=
     if not text.startswith("/") or not re.search(r"\.(yaml|json)$", text):
         problems.append("container_toolkit_cdi_spec must be an absolute path ending in .yaml or .json (CDI "
                         "reads no other files), not %r" % (text,))
-    return problems
+    root = driver_root_problem(driver_root, driver_root_mode)
+    return problems + ([root.rstrip(".")] if root else [])

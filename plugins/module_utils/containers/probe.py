@@ -7,7 +7,8 @@ The probe (roles/container_toolkit/tasks/preflight.yml) prints one line per fact
 separated by tabs: `nvrm` (the first line of the driver's version file), `gpu` (a name under
 the driver's gpus directory, a PCI bus id), `runtime` (an engine found, its program), `active`
 (a systemd service running), `package` (name, version, dpkg's Status-Abbrev), `spec` (the CDI
-spec exists) and `fingerprint` (the recorded fingerprint file, base64). No Ansible import.
+spec exists), `fingerprint` (the recorded fingerprint file, base64) and `root` (the driver directory's st_mode in
+hex, as stat -L prints %f, when it is there: a file there is refused). No Ansible import.
 """
 from __future__ import annotations
 
@@ -21,14 +22,16 @@ PROGRAMS = {"dockerd": "docker", "docker": "docker", "containerd": "containerd",
 
 
 def read_probe(text):
-    """The probe's lines -> {driver_version, driver_flavor, gpus, runtimes, active, packages, spec_exists, recorded}.
+    """The probe's lines -> {driver_version, driver_flavor, gpus, runtimes, active, packages, spec_exists, recorded,
+    driver_root_mode}.
 
     driver_version is None when no version file was read; packages maps a name to
     {version, installed, held} (dpkg's "ii"/"hi" are installed, a first "h" held); recorded is the
-    fingerprint file's text ("" when there is none or it is not base64).
+    fingerprint file's text ("" when there is none or it is not base64); driver_root_mode the driver directory's
+    st_mode (None when it is not there).
     """
     state = {"driver_version": None, "driver_flavor": "unknown", "gpus": [], "runtimes": {}, "active": [],
-             "packages": {}, "spec_exists": False, "recorded": ""}
+             "packages": {}, "spec_exists": False, "recorded": "", "driver_root_mode": None}
     for line in (text or "").splitlines():
         fields = line.rstrip("\n").split("\t")
         kind, values = fields[0], fields[1:]
@@ -45,6 +48,11 @@ def read_probe(text):
             status = values[2].strip()
             state["packages"][values[0]] = {"version": values[1], "installed": status[1:2] == "i",
                                             "held": status[:1] == "h"}
+        elif kind == "root" and values:
+            try:
+                state["driver_root_mode"] = int(values[0], 16)
+            except ValueError:
+                state["driver_root_mode"] = None
         elif kind == "spec":
             state["spec_exists"] = True
         elif kind == "fingerprint" and values:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import FILE, path_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, refusals, state
 
 REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
@@ -56,7 +57,8 @@ def proxy_password(proxy):
 
 def input_refusals(want):
     """The refusals of the inputs alone, all at once, before the host is read: the branch (a branch at all, new
-    enough for every GPU: inputs.branch_problems), the repository inputs and a reboot over the local connection."""
+    enough for every GPU: inputs.branch_problems), the repository inputs, a reboot over the local connection, and the
+    path options (the keyring, the MOK key and certificate: common.path_inputs) relative, a directory or below a file."""
     host = want["host"]
     branch = inputs.branch_problems(want["branch"], want.get("gpus") or [])
     found = ["%s: %s." % (host, "; ".join(branch)) if branch else ""]
@@ -67,6 +69,11 @@ def input_refusals(want):
                                                   repo.get("proxy", "")))
     local = bool(((want.get("preflight") or {}).get("connection") or {}).get("local"))
     found.append(refusals.local_reboot_refusal(host, bool(want.get("reboot_ok")), local))
+    paths = path_problems([("nvidia_driver_repo_keyring", repo.get("keyring") if repo.get("configure") else "", FILE,
+                            "/etc/apt/keyrings/nvidia-cuda.asc"),
+                           ("nvidia_driver_mok_key", want.get("mok_key"), FILE, "/var/lib/dkms/mok.key"),
+                           ("nvidia_driver_mok_cert", want.get("mok_cert"), FILE, "/var/lib/dkms/mok.pub")])
+    found.append("%s: %s" % (host, " ".join(paths)) if paths else "")
     return [message for message in found if message]
 
 

@@ -10,7 +10,11 @@ on the PATH. No Ansible import.
 """
 from __future__ import annotations
 
+import os
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts import current_user
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import FILE, path_problems
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.value_inputs import text_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import toolkit_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import probe_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_state import (
@@ -31,7 +35,7 @@ def argument_spec():
     """The cuda_toolkit_state module's options (the preflight probe validates its `toolkit` option against them)."""
     return dict(
         versions=dict(type="raw", default=[]),
-        default_version=dict(type="str", default=""),
+        default_version=dict(type="raw", default=""),  # raw: a number (YAML's 12.10 is 12.1) is refused, not made text
         driver=dict(type="str"),
         driver_cuda=dict(type="str", default=""),
         gpus=dict(type="list", elements="dict"),
@@ -43,7 +47,22 @@ def argument_spec():
         profile_ld_library_path=dict(type="bool", default=False),
         confirm=dict(type="bool", default=False),
         host=dict(type="str", required=True),
+        paths=dict(type="dict", default={}),
     )
+
+
+# Examples of the role's file options (the `paths` option: {variable: path}) for the refusals.
+FILE_EXAMPLES = {"cuda_toolkit_install_log": "/var/log/blackwell-pytorch/cuda-toolkit-install.log"}
+
+
+def input_refusals(params, stat=os.stat):
+    """The refusals of the inputs alone, before the host is read: a toolkit version YAML read as a number (12.10 is
+    12.1: quote it), and a file option (`paths`) that is relative, a directory or below a file. [] when none."""
+    versions = params["versions"] if isinstance(params["versions"], (list, tuple)) else []
+    found = text_problems([("cuda_toolkit_versions", item, "12.8", True) for item in versions]
+                          + [("cuda_toolkit_default_version", params.get("default_version"), "12.8")])
+    return found + path_problems([(name, path, FILE, FILE_EXAMPLES.get(name, ""))
+                                  for name, path in sorted((params.get("paths") or {}).items())], stat)
 
 
 def driver_inputs(override, driver_status, loaded):
@@ -77,6 +96,9 @@ def host_gpus_and_driver(gpus, driver, sys_root, proc_version):
 def answer(params, run, has_program, warn, root="", sys_root="/sys", proc_version="/proc/driver/nvidia/version"):
     """The state (toolkit_state's result, msg the refusal or the summary) for the validated options. The plan's
     warnings go to warn(text) unless confirming. Raises ToolkitCallError (host named) when nothing can be asked."""
+    refusals = input_refusals(params)
+    if refusals:
+        raise ToolkitCallError(refusal_message(params["host"], [message.rstrip(".") for message in refusals]))
     asked = {}  # each nvcc answers each question once
     versions = params["versions"]
     if isinstance(versions, (list, tuple)):
@@ -94,7 +116,7 @@ def answer(params, run, has_program, warn, root="", sys_root="/sys", proc_versio
     except RuntimeError as err:
         raise ToolkitCallError("%s: %s" % (params["host"], err))
     gpus, driver = host_gpus_and_driver(params["gpus"], params["driver"], sys_root, proc_version)
-    plan = probe_plan(versions, params["default_version"], driver, params["driver_cuda"], gpus,
+    plan = probe_plan(versions, str(params["default_version"] or ""), driver, params["driver_cuda"], gpus,
                       params["minor_version_compat"], params["manage"], packages, found_lines(found),
                       user=params["user"] or current_user())
     answers, real_default = {}, None

@@ -24,6 +24,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.cuda_check_fact import cuda_check_fact, verify_results
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as stack_fingerprint
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
 
 MANAGED_BY = "blackwell.pytorch.pytorch"
 PROFILE_MODE = 0o644
@@ -54,12 +55,13 @@ def marker_text(record):
     return json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 
-def check_stands(stored, current, force=False):
+def check_stands(stored, current, force=False, problem=None):
     """(stands, reason) for a stored torch_cuda_check document (cuda_check.json) against the stack's
-    fingerprint now. The verify run's settings are left out of the comparison."""
+    fingerprint now. The verify run's settings are left out of the comparison; `problem`: why the file is not
+    used (verify.stored.read(): not JSON, damaged), said in the reason."""
     if isinstance(stored, dict) and isinstance(stored.get("fingerprint"), dict):
         current = dict(current, settings=stored["fingerprint"].get("settings"))
-    reuse, reason, _changed = stack_fingerprint.decide(stored, current, force)
+    reuse, reason, _changed = stack_fingerprint.decide(stored, current, force, problem)
     return reuse, reason
 
 
@@ -143,16 +145,18 @@ def read_and_decide(root, keep, candidates, check, profile_path="", profile_text
         gaps = stack_problems(stack, links, marker, chosen.get("record"), chosen.get("expected"),
                               _versions(python) if chosen.get("expected") else {})
     if not gaps:
-        stored = stack_fingerprint.load(check["results"]) if check.get("results") else None
+        stored, problem = stored_results.read(check["results"]) if check.get("results") else (None, None)
         current = stack_fingerprint.fingerprint(python, check.get("cuda_home") or "/usr/local/cuda",
                                                 check.get("collection_version") or "", code=check.get("code") or "")
-        stands = check_stands(stored, current, check.get("force", False))
+        stands = check_stands(stored, current, check.get("force", False), problem)
     prune = lifecycle.prune_plan(root, keep) if root and os.path.isdir(root) and int(keep) >= 1 else []
     result = decide(gaps, stands, profile_problem(_profile(profile_path), profile_text), prune)
     result.update(stack=stack, python=python, check=(stored or {}).get("result") if stands[0] else None,
                   cuda_check=None)
     if result["converged"]:
+        dirs = check.get("output_dirs") or {}
         result["cuda_check"] = cuda_check_fact(
-            check, python, current, stored, stack_fingerprint.load(verify_results(check["results"])),
-            dir_problems(check.get("output_dirs")), stack_fingerprint.gpu_models())
+            check, python, current, stored, stored_results.read(verify_results(check["results"])),
+            dir_problems(dirs), stack_fingerprint.gpu_models(),
+            stored_results.textfile(dirs.get("verify_prometheus_textfile_dir")))
     return result

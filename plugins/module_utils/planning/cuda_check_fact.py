@@ -24,22 +24,25 @@ def verify_results(check_results):
     return os.path.join(os.path.dirname(check_results), VERIFY_FILE)
 
 
-def cuda_check_fact(check, python, current, stored, verify_stored, dir_problems, gpus):
+def cuda_check_fact(check, python, current, stored, verify_stored, dir_problems, gpus, textfile=None):
     """The fact the _common role's cuda_check entry point publishes, for a stored check that stands.
 
     check: pytorch_plan's check options ({"results": cuda_check.json, "cuda_home", "force", "alias": the
     interpreter under the `current` link, "output_dirs": {variable: path}}); python: the stack's interpreter;
     current: the stack's fingerprint now (verify.fingerprint.fingerprint, no settings); stored: cuda_check.json
-    as loaded; verify_stored: verify.json as loaded (None when absent); dir_problems: output_dirs.problems() of
-    check["output_dirs"]; gpus: verify.fingerprint.gpu_models()."""
+    as loaded; verify_stored: verify.json as loaded (None when absent), or verify.stored.read()'s (document,
+    problem); dir_problems: output_dirs.problems() of check["output_dirs"]; gpus: verify.fingerprint.gpu_models();
+    textfile: verify.stored.textfile() of the textfile directory (what stack_fingerprint returns as `textfile`)."""
     if dir_problems or not isinstance(stored, dict) or not check.get("results"):
         return None
     force = bool(check.get("force"))
     verify_path = verify_results(check["results"])
-    reuse, reason, changed = decide(verify_stored, current, force)
+    verify_stored, problem = verify_stored if isinstance(verify_stored, tuple) else (verify_stored, None)
+    reuse, reason, changed = decide(verify_stored, current, force, problem)
     return {"result": dict(stored.get("result") or {}, reused=True), "reused": True, "results": check["results"],
             "python": python, "pythons": [path for path in (python, check.get("alias")) if path],
             "cuda_home": check.get("cuda_home") or "/usr/local/cuda", "force": force,
             "output_dirs": dict(check.get("output_dirs") or {}), "fingerprint": current, "gpus": list(gpus or []),
             "verify": {"results": verify_path, "stored": verify_stored, "reuse": reuse, "reason": reason,
-                       "changed_components": changed}}
+                       "changed_components": changed},
+            "textfile": dict(textfile or {})}

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import (
+    ABSOLUTE, CONTROLLER, DIRECTORY, FILE, path_problems)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.value_inputs import text_problems, url_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, role_steps, source_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 
@@ -29,6 +32,72 @@ MIN_PYTHON = (3, 10)
 SOURCE_PATHS = (("pytorch_wheelhouse", "wheelhouse", True),
                 ("pytorch_constraints_file", "constraints_file", False),
                 ("pytorch_hashes_file", "hashes_file", False))
+
+# The role's path options the call is given: (role variable, option, kind, example[, what a file option wants]).
+PATH_OPTIONS = (("pytorch_root", "root", DIRECTORY, "/opt/pytorch"),
+                ("pytorch_python", "python", FILE, "/usr/bin/python3", "the interpreter itself (Python 3.10 or newer)"),
+                ("pytorch_uv", "uv", FILE, "/opt/blackwell/tools/bin/uv", "the uv executable itself"),
+                ("pytorch_cuda_home", "cuda_home", DIRECTORY, "/usr/local/cuda"),
+                # these must be there: check_host says what they are (role_messages.missing_paths)
+                ("pytorch_wheelhouse", "wheelhouse", ABSOLUTE, "/srv/wheelhouse"),
+                ("pytorch_constraints_file", "constraints_file", ABSOLUTE, "/etc/pytorch/constraints.txt"),
+                ("pytorch_hashes_file", "hashes_file", ABSOLUTE, "/etc/pytorch/hashes.txt"),
+                ("pytorch_index_ca_path", "ca_path", ABSOLUTE, "/etc/ssl/certs/lab-ca.pem"),
+                ("pytorch_index_client_cert", "client_cert", ABSOLUTE, "/etc/pytorch/client.pem"),
+                ("pytorch_adopt_path", "adopt_path", DIRECTORY, "/opt/conda/envs/torch"),
+                ("pytorch_profile_path", "profile_path", FILE, "/etc/profile.d/pytorch.sh"))
+# The role's other path options (the `paths` option: {variable: path}): directories on the target unless named below,
+# with their examples.
+OTHER_DIRECTORIES = {"pytorch_uv_cache_dir": "/opt/pytorch/.cache/uv", "pytorch_pip_cache_dir": "/var/cache/pip",
+                     "pytorch_source_dir": "/opt/pytorch/src/pytorch"}
+# ... files on the target: (example, what the file is)
+OTHER_FILES = {"pytorch_wheelhouse_pip_python": ("/opt/blackwell/tools/bin/python", "the interpreter itself")}
+# ... directories of the controller's (the fetched wheels land there): only an absolute path is asked for, as a
+# relative one would depend on the directory ansible-playbook is started from
+CONTROLLER_DIRECTORIES = {"pytorch_build_fetch_dir": "/srv/blackwell/pytorch-wheels",
+                          "pytorch_wheelhouse_fetch_dir": "/srv/blackwell/pytorch-wheelhouse"}
+
+
+def other_path(var, path):
+    """The path_problems entry of a `paths` option: its kind by its variable (OTHER_FILES, CONTROLLER_DIRECTORIES,
+    else a directory on the target)."""
+    if var in OTHER_FILES:
+        return (var, path, FILE) + OTHER_FILES[var]
+    if var in CONTROLLER_DIRECTORIES:
+        return (var, path, CONTROLLER, CONTROLLER_DIRECTORIES[var])
+    return (var, path, DIRECTORY, OTHER_DIRECTORIES.get(var, ""))
+
+
+# Text options YAML can hand over as a number (2.10 read as 2.1): (role variable, option, example).
+TEXT_OPTIONS = (("pytorch_version", "version", "2.10"), ("pytorch_cuda_channel", "channel", "cu130"),
+                ("pytorch_torchvision_version", "torchvision", "0.25.0"),
+                ("pytorch_torchaudio_version", "torchaudio", "2.10.0"))
+INDEX_SCHEMES = ("http", "https", "file")
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+# URL options: (role variable, option, schemes, example).
+URL_OPTIONS = (("pytorch_index_url", "index", INDEX_SCHEMES, "https://pypi.org/simple"),
+               ("pytorch_channel_base_url", "channel_base", INDEX_SCHEMES, "https://download.pytorch.org/whl"),
+               ("pytorch_extra_index_urls", "extra_indexes", INDEX_SCHEMES, "'[\"https://mirror.lab/simple\"]'"),
+               ("pytorch_proxy", "proxy", PROXY_SCHEMES, "http://proxy.lab:3128"))
+
+
+def input_refusals(params, stat):
+    """The refusals of the request's inputs alone, before anything is read or planned: a version, channel or
+    companion version given as a number (quote it), a URL option that is no URL, and a path option that is
+    relative or of the wrong kind (a file where a directory is due, a directory where a file is due; common
+    path_inputs over `stat`, os.stat). [] when there is none. The options not given (absent keys) are skipped,
+    and so is a directory of `paths` below a directory option already refused (the uv cache under a relative
+    root)."""
+    found = text_problems([(var, params[option], example) for var, option, example in TEXT_OPTIONS
+                           if option in params])
+    found += url_problems([(var, params[option], schemes, example) for var, option, schemes, example in URL_OPTIONS
+                           if option in params])
+    entries = [(entry[0], params[entry[1]]) + entry[2:] for entry in PATH_OPTIONS if entry[1] in params]
+    refused = tuple(str(entry[1]).rstrip("/") + "/" for entry in entries
+                    if entry[2] == DIRECTORY and path_problems([entry], stat))
+    entries += [other_path(var, path) for var, path in sorted(
+        (params.get("paths") or {}).items()) if not (refused and str(path or "").startswith(refused))]
+    return found + path_problems(entries, stat)
 
 
 def python_release(version_output):

@@ -41,9 +41,10 @@ class PlanCallError(Exception):
 def argument_spec():
     """The pytorch_plan module's options (the preflight probe validates its `pytorch` option against them)."""
     return dict(
-        python=dict(type="path", required=True), version=dict(type="str", default=""),
-        channel=dict(type="str", default=""), torchvision=dict(type="str", default=""),
-        torchaudio=dict(type="str", default=""),
+        # raw: a version YAML read as a number (2.10 as 2.1) is refused (host_plan.input_refusals), not made text
+        python=dict(type="path", required=True), version=dict(type="raw", default=""),
+        channel=dict(type="raw", default=""), torchvision=dict(type="raw", default=""),
+        torchaudio=dict(type="raw", default=""),
         companions=dict(type="list", elements="str", choices=["torchvision", "torchaudio"],
                         default=["torchvision", "torchaudio"]),
         gpus=dict(type="list", elements="dict", default=[]), driver_cuda=dict(type="str", default=""),
@@ -65,7 +66,8 @@ def argument_spec():
         profile_content=dict(type="str", default=""), check_results=dict(type="path", default=""),
         check_code=dict(type="str", default=""), check_cuda_home=dict(type="path", default="/usr/local/cuda"),
         check_force=dict(type="bool", default=False), check_alias=dict(type="path", default=""),
-        check_output_dirs=dict(type="dict", default={}), check_collection_version=dict(type="str", default=""))
+        check_output_dirs=dict(type="dict", default={}), check_collection_version=dict(type="str", default=""),
+        paths=dict(type="dict", default={}))
 
 
 def secrets(params):
@@ -96,13 +98,18 @@ def pem_text(path):
 
 def answer(params, run, warn, check_mode=False):
     """pytorch_plan's result for the validated options; raises PlanCallError with the message the module fails
-    with. The request's refusals (keep, root) come back in `refusals` and `msg` without raising."""
+    with. The request's refusals (keep, root, the inputs alone: host_plan.input_refusals) come back in `refusals`
+    and `msg` without raising."""
+    refusals = (converged.role_refusals(params["keep"], params["user"], params["host"])
+                + host_plan.input_refusals(params, os.stat))
     result = {"changed": False, "check_mode": check_mode, "converged": False, "standing": "", "check": None,
-              "cuda_check": None, "refusals": converged.role_refusals(params["keep"], params["user"], params["host"])}
+              "cuda_check": None, "refusals": refusals}
     if result["refusals"]:
         result["standing"] = "refused"
         result["msg"] = " ".join(result["refusals"])  # the role's failed_when fails the call with it
         return result
+    params = dict(params, **dict((option, "" if params.get(option) is None else str(params[option]))
+                                 for option in ("version", "channel", "torchvision", "torchaudio")))
     if params["adopt_path"]:
         python = os.path.join(params["adopt_path"], "bin", "python3")
         stack = adopted_before(params["root"], params["adopt_path"], python) if params["root"] else None

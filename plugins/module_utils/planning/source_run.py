@@ -7,7 +7,8 @@
 - plan_build(): MAX_JOBS, the refusal of an arch list the tree or the toolkit cannot build (before hours
   of compiling), the build's environment and its one-line report.
 - build(): the build venv, the tree's requirements, `pip wheel` of the tree in the build venv with its
-  output in the log, the exit status in <log>.rc, and the wheel it made.
+  output in the log, the exit status in <log>.rc, and the wheel it made; under the build's job lock
+  (<log dir>/.build.lock): an earlier run's build still running is waited for, then named.
 
 The steps run through `runner`, an object with run(argv, env=None, log=None) -> (rc, output), so unit
 tests drive every rule with a fake. No Ansible import.
@@ -17,10 +18,13 @@ from __future__ import annotations
 import glob
 import os
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import job_lock
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import (
+    install_command, role_messages, source_build, stack_install)
 
 CMAKE_ARCH_FILE = os.path.join("cmake", "Modules_CUDA_fix", "upstream", "FindCUDA", "select_compute_arch.cmake")
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+LOCK = ".build.lock"  # beside the log: held by the build for as long as it runs (common/job_lock.py)
 
 
 class BuildError(Exception):
@@ -119,6 +123,18 @@ def build(runner, params, planned):
     for directory in (os.path.dirname(log), params["wheelhouse"]):
         if not os.path.isdir(directory):
             os.makedirs(directory, mode=0o755)
+    lock = os.path.join(os.path.dirname(log), LOCK)
+    try:  # an earlier run's build, still running in the background, keeps its tree, venv and log
+        with job_lock.held(lock, "PyTorch source build in %s" % os.path.dirname(log),
+                           params.get("lock_timeout", job_lock.DEFAULT_WAIT_S), "pytorch_source_build option lock_timeout"):
+            return _build(runner, params, planned, log, rc_file)
+    except job_lock.JobBusy as exc:
+        with open(rc_file, "w") as handle:  # this run's end, for its poller
+            handle.write("%s 1\n" % params["run_id"])
+        raise BuildError(str(exc))
+
+
+def _build(runner, params, planned, log, rc_file):
     if os.path.exists(rc_file):
         os.unlink(rc_file)
     status = 1
@@ -130,7 +146,11 @@ def build(runner, params, planned):
             if status != 0:
                 raise BuildError("could not create the build venv %s: %s" % (params["venv"], tail(log)))
         if os.path.exists(os.path.join(params["tree"], "requirements.txt")):
-            status = runner.run(requirements_argv(params), log=log)
+            with stack_install.private_directory() as secrets_dir:  # no password on pip's command line
+                argv, proxy_env, files = install_command.pip_private(requirements_argv(dict(params, pip_args=[])),
+                                                                     params["pip_args"], secrets_dir)
+                stack_install.write_private(files)
+                status = runner.run(argv, env=proxy_env or None, log=log)
             if status != 0:
                 raise BuildError("could not install %s/requirements.txt into %s: %s" % (
                     params["tree"], params["venv"], tail(log)))

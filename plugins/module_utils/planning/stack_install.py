@@ -10,9 +10,11 @@ pip_check) -> the stack probe's result or an error text, so unit tests drive eve
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import tempfile
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import build_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_command import install_command
@@ -99,15 +101,18 @@ def _install(runner, stack, python, expected, pip_args, record, check_mode, log,
         if check_mode:
             result["changed"] = result["marker"] = True
             return result
-        argv, env = install_command(installer["name"], stack_python, pip_args, installer.get("uv", ""),
-                                    installer.get("cache_dir", ""), installer.get("environ"))
-        if env is None:  # pip: the module's environment, as it always ran
-            rc, out, err = runner.run(argv, log=log)
-        else:
-            try:
-                rc, out, err = runner.run(argv, log=log, env=env)
-            finally:
-                tighten_locks([directory, installer.get("cache_dir", "")])
+        with private_directory() as secrets_dir:  # no password on the command line: install_command
+            argv, env, files = install_command(installer["name"], stack_python, pip_args, installer.get("uv", ""),
+                                               installer.get("cache_dir", ""), installer.get("environ"), secrets_dir)
+            write_private(files)
+            if env is None:  # pip: the module's environment, as it always ran
+                rc, out, err = runner.run(argv, log=log)
+            else:
+                try:
+                    rc, out, err = runner.run(argv, log=log, env=env)
+                finally:
+                    if installer["name"] == "uv":
+                        tighten_locks([directory, installer.get("cache_dir", "")])
         if rc != 0:
             raise StackError("%s: %s install failed (%s kept, current not moved): %s" % (
                 stack, "uv pip" if installer["name"] == "uv" else "pip", directory, (err or out).strip()[-1500:]))
@@ -130,6 +135,23 @@ def _install(runner, stack, python, expected, pip_args, record, check_mode, log,
             os.chmod(marker, 0o644)
     result["changed"] = result["created"] or result["installed"] or result["marker"]
     return result
+
+
+@contextlib.contextmanager
+def private_directory():
+    """A directory only this user can enter (mode 0700, under the temp dir), removed with what it holds."""
+    path = tempfile.mkdtemp(prefix="blackwell-pytorch-")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def write_private(files):
+    """Write {path: text}, each file mode 0600 from its creation (it holds credentials)."""
+    for path, text in files.items():
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            handle.write(text)
 
 
 def tighten_locks(tops):

@@ -43,8 +43,52 @@ def adopted_before(root, path, python):
     return None
 
 
+def _under(path, top):
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _hops(path, limit=40):
+    """`path` and every link it leads through, each absolute (a loop stops at `limit`)."""
+    hops = [os.path.normpath(os.path.abspath(path))]
+    while os.path.islink(hops[-1]) and len(hops) < limit:
+        hops.append(os.path.normpath(os.path.join(os.path.dirname(hops[-1]), os.readlink(hops[-1]))))
+    return hops
+
+
+def adopt_refusal(root, path, realpath=os.path.realpath):
+    """Why `path` cannot be adopted under `root`, or None: the root's own links (current, previous, venvs/<stack>),
+    anything inside the root and any link that leads into it. Adopting <root>/current replaced the stack's link
+    with a link to current: a loop, current broken ("Too many levels of symbolic links")."""
+    top, real_top = os.path.normpath(os.path.abspath(root)), realpath(root)
+    hops, real = _hops(path), realpath(path)
+    inside = [hop for hop in hops if _under(hop, top)
+              or _under(os.path.join(realpath(os.path.dirname(hop)), os.path.basename(hop)), real_top)]
+    if not inside and not _under(real, real_top):
+        return None
+    relative = os.path.relpath(hops[0], top) if _under(hops[0], top) else None
+    if relative in lifecycle.LINKS:
+        what = "the role's own link %s (it points at %s)" % (relative, real)
+    elif relative is not None:
+        what = "inside pytorch_root %s" % root
+    else:
+        what = "a link into pytorch_root %s (through %s)" % (root, (inside or [real])[0])
+    head = ("pytorch_adopt_path %s is %s: adopting it would link the stack to the role's own links (a symbolic link "
+            "loop; current broken). Nothing was changed. " % (path, what))
+    if not _under(real, real_top):
+        return head + "Pass the environment itself, the real venv path: -e pytorch_adopt_path=%s" % real
+    parts = os.path.relpath(real, real_top).split(os.sep)
+    stack = parts[1] if len(parts) > 1 and parts[0] == lifecycle.VENVS else ""
+    return head + ("It is the stack %s of this root already: nothing to adopt (leave pytorch_adopt_path unset; "
+                   "pytorch_version picks the stack). To adopt another environment pass its real venv path, "
+                   "outside pytorch_root: -e pytorch_adopt_path=/opt/torch/.venv" % (stack or real))
+
+
 def adopt(root, path, check_mode, timeout=300):
-    """Link `path` in as venvs/<stack>, the name from its torch version. Returns stack, python, changed."""
+    """Link `path` in as venvs/<stack>, the name from its torch version. Returns stack, python, changed.
+    Refuses the root's own links and paths into the root first (adopt_refusal)."""
+    refusal = adopt_refusal(root, path)
+    if refusal:
+        raise StackError(refusal)
     python = os.path.join(path, "bin", "python3")
     if not os.path.exists(python):
         raise StackError("pytorch_adopt_path %s has no bin/python3." % path)

@@ -68,15 +68,16 @@ def from_memo(memo, plan, force):
     reuse, reason, changed = decide(stored, current, bool(force))
     reuse, reason = deferred_reason(stored, reuse, reason, changed)
     return {"fingerprint": current, "stored": stored, "reuse": reuse, "reason": reason,
-            "changed_components": changed, "gpus": memo.get("gpus") or []}
+            "changed_components": changed, "gpus": memo.get("gpus") or [], "textfile": memo.get("textfile")}
 
 
 def decision(plan, memo=None, run=None, published=None, options=None):
-    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components}.
+    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components, textfile}.
 
     `plan` is verify_plan's answer, `memo` the blackwell_cuda_check fact, `run` the role's stack_fingerprint
     result (empty before it ran, skipped when the memo served), `published` the blackwell_verify fact, `options`
-    {python, cuda_home, force}."""
+    {python, cuda_home, force}. textfile: the verification textfile as the answer read it ({path, text}; None
+    when the answer does not say: the textfile step then writes and lets result_files compare)."""
     options = options or {}
     if memo_usable(memo, plan, options, published):
         return dict(from_memo(memo, plan, options.get("force")), call=False, source="blackwell_cuda_check")
@@ -85,4 +86,5 @@ def decision(plan, memo=None, run=None, published=None, options=None):
     reuse, reason = deferred_reason(run.get("stored"), bool(run.get("reuse")), run.get("reason") or "", changed)
     return {"call": True, "source": "stack_fingerprint", "reuse": reuse,
             "stored": run.get("stored"), "fingerprint": run.get("fingerprint") or {},
-            "gpus": run.get("gpus") or [], "reason": reason, "changed_components": changed}
+            "gpus": run.get("gpus") or [], "reason": reason, "changed_components": changed,
+            "textfile": run.get("textfile")}

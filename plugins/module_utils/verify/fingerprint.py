@@ -11,8 +11,8 @@ tests, sizes, gates: module_utils/verify/plan.py). The host's parts are read fro
 (/sys, /proc, version.json, *.dist-info names, torch/version.py), so taking a fingerprint costs
 milliseconds and imports nothing. The collection's version is kept in the record for display
 and is not compared: a version can stay the same across changes of the code. A stored result is
-reused only when it parses, carries this schema, passed, and its compared components equal the
-current ones.
+reused only when it parses, has the shape its readers use (module_utils/verify/stored.py: a damaged file is
+not used, and the reason says which file and why), passed, and its compared components equal the current ones.
 No Ansible import.
 """
 from __future__ import annotations
@@ -23,11 +23,13 @@ import json
 import os
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, FILE, path_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import (
     installed_torch, packages, read_text, site_dirs)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
 
 __all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
-           "gpu_models", "gpu_uuids", "installed_torch", "load", "packages", "site_dirs"]
+           "gpu_models", "gpu_uuids", "input_path_problems", "installed_torch", "load", "packages", "site_dirs"]
 SCHEMA = "blackwell.pytorch.verify/1"
 COMPONENTS = ("driver_version", "cuda_toolkit", "torch", "packages", "gpu_uuids", "code", "settings")
 _DRIVER_RE = re.compile(r"Kernel Module(?: for [\w.]+)?\s+([0-9]+(?:\.[0-9]+)+)")
@@ -67,14 +69,29 @@ def gpu_models(root="/"):
     return gpus
 
 
+# The verify role's path inputs (stack_fingerprint's input_paths): variable -> (kind, example[, what the file is]);
+# any other name is a directory.
+INPUT_PATHS = {"verify_python": (FILE, "/opt/pytorch/current/bin/python", "the interpreter itself"),
+               "verify_cuda_home": (DIRECTORY, "/usr/local/cuda")}
+
+
+def input_path_problems(paths, stat=os.stat):
+    """The refusals of the role's path inputs ({variable: path}, common/path_inputs.py): relative, a file where a
+    directory is due (verify_cuda_home), a directory where a file is due (verify_python); in variable order."""
+    return path_problems([(name, path) + INPUT_PATHS.get(name, (DIRECTORY, ""))
+                          for name, path in sorted((paths or {}).items())], stat)
+
+
 def cuda_toolkit(cuda_home):
     """The toolkit's version from <cuda_home>/version.json (CUDA 11.1+) or version.txt; None without one."""
     text = read_text(os.path.join(cuda_home, "version.json"))
     if text:
         try:
-            return json.loads(text)["cuda"]["version"]
+            version = json.loads(text)["cuda"]["version"]
         except (ValueError, KeyError, TypeError):
-            pass
+            version = None
+        if isinstance(version, str):  # a damaged version.json (another kind there) falls back to version.txt
+            return version
     match = re.search(r"CUDA Version\s+([0-9.]+)", read_text(os.path.join(cuda_home, "version.txt")) or "")
     return match.group(1) if match else None
 
@@ -106,24 +123,17 @@ def differences(stored, current):
 
 def load(path):
     """The stored document at `path`, or None when it is missing, unreadable, not JSON, of another
-    schema, or lacks `passed` / `fingerprint`: a damaged file counts as no file."""
-    text = read_text(path)
-    if text is None:
-        return None
-    try:
-        document = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        return None
-    if not isinstance(document.get("passed"), bool) or not isinstance(document.get("fingerprint"), dict):
-        return None
-    return document
+    schema, or damaged (stored.read(): a key its readers use of another kind): a damaged file counts as no
+    file. stored.read() also says why."""
+    return stored_results.read(path)[0]
 
 
-def decide(stored, current, force=False):
-    """(reuse, reason, changed components) for a stored document against the current fingerprint."""
+def decide(stored, current, force=False, problem=None):
+    """(reuse, reason, changed components) for a stored document against the current fingerprint; `problem`:
+    why the file at its path is not used (stored.read()), said in the reason."""
     if stored is None:
+        if problem:
+            return False, stored_results.unused_reason(problem), list(COMPONENTS)
         return False, "no stored result (missing or unreadable)", list(COMPONENTS)
     changed = differences(stored["fingerprint"], current)
     if force:

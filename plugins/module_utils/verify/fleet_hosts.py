@@ -15,7 +15,7 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_multi, fleet_outliers
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_multi, fleet_outliers, stored
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
     busy_note, busy_text, gpu_text, key_figures)
 
@@ -77,10 +77,16 @@ def _missing(name):
 
 
 def host_entry(name, document):
-    """One host of the fleet document (a host without a result is listed as missing; a deferred busy result
-    has status "busy", neither passed nor failed)."""
+    """One host of the fleet document (a host without a result is listed as missing, and so is one whose result is
+    damaged, naming its file and what is wrong; a deferred busy result has status "busy", neither passed nor
+    failed)."""
     if not isinstance(document, dict) or "passed" not in document:
         return _missing(name)
+    damaged = stored.problems(document)
+    if damaged:
+        results = document.get("results") if isinstance(document.get("results"), str) else "verify.json"
+        return dict(_missing(name), message="damaged verification result (%s: %s): not reported; verify the host "
+                                            "again (-e verify_force=true)" % (results, "; ".join(damaged[:3])))
     busy = busy_of(document)
     if document.get("status") == "busy":
         return {"host": name, "status": "busy", "passed": False, "written": document.get("written"),

@@ -93,6 +93,12 @@ def output_dirs(request):
             "verify_prometheus_textfile_dir": request.get("textfile_dir", "")}
 
 
+def input_paths(request):
+    """The path inputs stack_fingerprint checks before anything is read (relative, of the wrong kind), variable name
+    -> path: the interpreter and the toolkit (an empty path is not checked)."""
+    return {"verify_python": request.get("python", ""), "verify_cuda_home": request.get("cuda_home", "")}
+
+
 def product_line(device, gpu_name):
     """"cpu" in CPU mode, else the catalogue's product line of the GPU's name."""
     return "cpu" if device == "cpu" else gpu_line(gpu_name)
@@ -195,7 +201,7 @@ def settings(request):
 
 def plan(request):
     """{"product_line", "product_lines", "tests", "sizes", "gates" (common), "gpu_gates" (per GPU), "settings",
-    "errors", "refusals", "output_dirs"} of a verify request.
+    "errors", "refusals", "output_dirs", "input_paths"} of a verify request.
 
     gates: the user's verify_gates, applied to every GPU no gpu_gates entry names, and to the figures between
     GPUs; empty without them. gpu_gates: the user's verify_gpu_gates, then (without user gates) one entry per
@@ -208,7 +214,8 @@ def plan(request):
     refused = request_refusals(request)
     if refused:
         return {"product_line": "", "product_lines": [], "tests": [], "sizes": {}, "gates": {}, "gpu_gates": [],
-                "settings": {}, "errors": [], "refusals": refused, "output_dirs": output_dirs(request or {})}
+                "settings": {}, "errors": [], "refusals": refused, "output_dirs": output_dirs(request or {}),
+                "input_paths": input_paths(request or {})}
     request = _request(request)
     device, profile, user, user_gpu = request["device"], request["profile"], request["gates"], request["gpu_gates"]
     names = tests_run(profile, request["tests"])
@@ -228,4 +235,4 @@ def plan(request):
         gates = {}
     return {"product_line": lines[0], "product_lines": lines, "tests": names, "sizes": sizes(names, request),
             "gates": gates, "gpu_gates": gpu_gates, "settings": settings(request), "errors": errors,
-            "refusals": errors, "output_dirs": output_dirs(request)}
+            "refusals": errors, "output_dirs": output_dirs(request), "input_paths": input_paths(request)}

@@ -8,8 +8,10 @@ the role's stack_fingerprint call and includes the steps that call's answer give
 result does not stand) is benchmark.yml, which reads the health itself after the benchmark. When the stored
 result stands, the health step is at most one task: health_read.yml (one gpu_health call: read, judge, write the
 textfile) unless the preflight probe's reading serves (probe_health_verdict.judged),
-then health_textfile.yml when the textfile's content changed, else nothing. The verdict follows, then the
-container check when asked. Each step carries the decision and the health judged from the probe, taken once, so
+then health_textfile.yml when the textfile's content changed, else nothing. A stored result that stands also
+writes its verification textfile again (verify_textfile.yml) where the answer found it missing or different (a
+textfile directory set after the result was stored, the file deleted): the benchmark's run is what writes it
+otherwise. The verdict follows, then the container check when asked. Each step carries the decision and the health judged from the probe, taken once, so
 the included tasks read plain values instead of templating the decision again. Whether the probe's reading is
 judged at all is decided here alone: not while the fingerprint call is pending (its answer gives the steps again)
 nor with the health off. Pure functions, no Ansible import.
@@ -17,10 +19,14 @@ nor with the health off. Pure functions, no Ansible import.
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.probe_health_verdict import NOT_USED
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import prometheus
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.stored import TEXTFILE
 
 FINGERPRINT = "fingerprint.yml"
 HEALTH_READ = "health_read.yml"
 HEALTH_TEXTFILE = "health_textfile.yml"
+VERIFY_TEXTFILE = "verify_textfile.yml"
+NO_TEXTFILE = {"path": "", "content": "", "write": False}
 
 
 def health_file(reuse, health, judged):
@@ -34,13 +40,30 @@ def health_file(reuse, health, judged):
     return HEALTH_TEXTFILE if (judged.get("textfile") or {}).get("write") else None
 
 
-def files(reuse, health, container, judged=None, fingerprint=False):
+def textfile(decision, directory):
+    """{path, content, write} of the verification textfile a stored result that stands is rendered into (`directory`:
+    verify_prometheus_textfile_dir, '' for none): `write` when the decision's answer read it missing, or with other
+    text, or did not say (result_files then compares it itself). Nothing to write when the result does not stand
+    (the run writes it) or was deferred (it has no figure)."""
+    decision = decision or {}
+    stored = decision.get("stored")
+    if not directory or not decision.get("reuse") or not isinstance(stored, dict):
+        return dict(NO_TEXTFILE)
+    path = "%s/%s" % (directory.rstrip("/") or directory, TEXTFILE)
+    content = prometheus(stored)
+    found = decision.get("textfile")
+    known = isinstance(found, dict) and found.get("path") == path
+    return {"path": path, "content": content, "write": not known or found.get("text") != content}
+
+
+def files(reuse, health, container, judged=None, fingerprint=False, metrics=None):
     """The task files the role includes, in order; `fingerprint`: its own stack_fingerprint call is still to be
-    made (fingerprint.yml alone, which includes the rest after the call)."""
+    made (fingerprint.yml alone, which includes the rest after the call); `metrics`: textfile()'s answer."""
     if fingerprint:
         return [FINGERPRINT]
     read = health_file(reuse, health, judged)
-    return (["benchmark.yml"] if not reuse else [read] if read else []) + ["verdict.yml"] + (
+    rewrite = [VERIFY_TEXTFILE] if reuse and (metrics or {}).get("write") else []
+    return (["benchmark.yml"] if not reuse else [read] if read else []) + rewrite + ["verdict.yml"] + (
         ["container.yml"] if container else [])
 
 
@@ -61,12 +84,15 @@ def health(decision, judge, options):
 
 
 def steps(decision, judge, options):
-    """[{file, decision, health}]: the task files for `decision` (verify_decision's answer), `options` {health,
-    container, fingerprinted (the role's stack_fingerprint call was made: `decision` holds its answer)}, each with
-    the decision and the judged health: what `judge` (no arguments; the verify_health_probe answer) returns, called
-    at most once and only when the health is read and no fingerprint call is pending (health())."""
+    """[{file, decision, health, textfile}]: the task files for `decision` (verify_decision's answer), `options`
+    {health, container, fingerprinted (the role's stack_fingerprint call was made: `decision` holds its answer),
+    textfile_dir}, each with the decision, the judged health: what `judge` (no arguments; the verify_health_probe
+    answer) returns, called at most once and only when the health is read and no fingerprint call is pending
+    (health()), and the verification textfile of a stored result that stands (textfile())."""
     options = options or {}
     judged = health(decision, judge, options)
-    return [{"file": name, "decision": decision, "health": judged}
+    waiting = pending(decision, options)
+    metrics = dict(NO_TEXTFILE) if waiting else textfile(decision, options.get("textfile_dir") or "")
+    return [{"file": name, "decision": decision, "health": judged, "textfile": metrics}
             for name in files(bool(decision.get("reuse")), bool(options.get("health")),
-                              bool(options.get("container")), judged, pending(decision, options))]
+                              bool(options.get("container")), judged, waiting, metrics)]

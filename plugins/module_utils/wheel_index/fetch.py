@@ -22,6 +22,7 @@ import socket
 import ssl
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
+from urllib.request import proxy_bypass_environment
 
 from ansible.module_utils.urls import Request, make_context
 
@@ -31,15 +32,40 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index impo
 HINT = ("set pytorch_index_url to a reachable index or mirror (devpi, Artifactory, Nexus), pytorch_wheelhouse "
         "to a directory of wheels, or pytorch_proxy / https_proxy for a proxy")
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")
+PROXY_HINT = ("the request went through the proxy %s names: check that proxy, set pytorch_proxy to one that works, or "
+              "%s where the index is reachable without a proxy")
+
+
+def proxy_used(url, proxy=""):
+    """(proxy URL, where it was set) of the proxy a request to `url` goes through, or None: `proxy` (pytorch_proxy),
+    else the environment's variable for the URL's scheme as urllib reads it (the lower-case name first, no_proxy
+    honoured); a file: URL goes through none."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return None
+    if proxy:
+        return proxy, "pytorch_proxy"
+    for name in ("%s_proxy" % parts.scheme, "%s_PROXY" % parts.scheme.upper()):
+        value = os.environ.get(name)
+        if value:
+            return (None if proxy_bypass_environment(parts.hostname or "")
+                    else (value, "%s in the target's environment" % name))
+    return None
 
 
 class IndexUnreachable(Exception):
-    """The index could not be read; the message names the index URL, the error and what to set."""
+    """The index could not be read; the message names the index URL, the error, the proxy the request went
+    through (`through`: proxy_used()'s answer) and what to set."""
 
-    def __init__(self, index_url, url, error, hint=HINT):
+    def __init__(self, index_url, url, error, hint=HINT, through=None):
         where = url if url == index_url else "%s (of index %s)" % (url, index_url)
-        super().__init__(redact("package index %s could not be read: %s. Nothing was installed; %s"
-                                % (where, error, hint)))
+        how = ""
+        if through:
+            how = " through the proxy %s (%s)" % through
+            hint = PROXY_HINT % (through[1], "empty it" if through[1] == "pytorch_proxy"
+                                 else "unset %s" % through[1].split(" ")[0])
+        super().__init__(redact("package index %s could not be read%s: %s. Nothing was installed; %s"
+                                % (where, how, error, hint)))
         self.index_url, self.url, self.error = index_url, url, str(error)
 
 
@@ -113,7 +139,9 @@ class Fetcher(object):
                                     % (reason.filename, reason.lineno), access.AUTH_HINT)
         if isinstance(reason, BaseException):
             reason = "%s: %s" % (type(reason).__name__, reason)
-        return IndexUnreachable(self.index_url, url, reason)
+        # a connection that failed through a proxy: named, with where it was set (a wrong https_proxy in the
+        # environment read as the index's own failure)
+        return IndexUnreachable(self.index_url, url, reason, through=proxy_used(url, self.proxy))
 
     def _open(self, url, headers):
         url = access.credentials_for(url, self.index_url)

@@ -51,6 +51,7 @@ def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose
     blackwell.pytorch is loaded from (the checkout by default; an installed copy for tests that change it).
     `playbook`: a playbook file to run instead of a play of `tasks`. `tags`: run only the tasks of
     these tags (`--tags`; tasks tagged `always` run too); `skip_tags`: leave out the tasks of these (`--skip-tags`).
+    `verbose`: True for -v, a number for that many (4: -vvvv).
     """
     # An explicit async directory: with HOME other than the user's home in /etc/passwd (CI runs with a
     # throwaway HOME), a background job's file and async_status's look-up would expand ~ differently.
@@ -66,7 +67,7 @@ def run(tmp_path, tasks, hosts, extra_vars=None, check=True, diff=False, verbose
     if diff:
         argv.append("--diff")
     if verbose:
-        argv.append("-v")
+        argv.append("-" + "v" * int(verbose))  # True: -v; 4: -vvvv
     if tags:
         argv += ["--tags", ",".join(tags)]
     if skip_tags:

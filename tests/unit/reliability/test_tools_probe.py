@@ -6,8 +6,9 @@ role trusts it: a converged venv costs the role one skipped task, a venv that la
 its build. The hosts' Python is a bare venv without nvidia-ml-py, as a lab host's system Python: the probe then reads
 NVML through the tools venv's pynvml (the real nvidia-ml-py module, which finds no NVIDIA library here).
 
-One check-mode run of playbooks/site.yml without stages (the preflight runs; the tools where they have work) over two names of this
-machine, each with its own tools venv built with `python -m venv` and filled by pip from small wheels."""
+One check-mode run of playbooks/site.yml with the verify stage left out by its tag (the preflight runs; the tools where they
+have work; an empty stage list is refused) over two names of this machine, each with its own tools venv built with
+`python -m venv` and filled by pip from small wheels."""
 from __future__ import annotations
 
 import os
@@ -34,13 +35,13 @@ def site_run(tmp_path_factory):
     tv.pip_install(venvs["converged"], nvml, uv)
     tv.pip_install(venvs["lacking"], nvml, uv_old)
     bare = tv.venv(tmp_path / "system")  # the hosts' Python: no nvidia-ml-py
-    hosts = dict((name, {"blackwell_tools_venv": venv["path"], "blackwell_site_stages": [], "blackwell_require_gpu": False,
+    hosts = dict((name, {"blackwell_tools_venv": venv["path"], "blackwell_site_stages": ["verify"], "blackwell_require_gpu": False,
                          "preflight_disk_checks": [], "preflight_supported_os": []}) for name, venv in venvs.items())
     # host_vars/ beat the inventory file's host variables (playbook.run() sets the interpreter there); task vars beat both
     (tmp_path / "host_vars").mkdir()
     for name in hosts:
         (tmp_path / "host_vars" / ("%s.yml" % name)).write_text(yaml.safe_dump({"ansible_python_interpreter": bare["python"]}))
-    _rc, stdout, stderr = run(tmp_path, [], hosts, playbook=os.path.join(ROOT, "playbooks", "site.yml"))
+    _rc, stdout, stderr = run(tmp_path, [], hosts, playbook=os.path.join(ROOT, "playbooks", "site.yml"), skip_tags=["verify"])
     assert "plays" in stdout, stderr
     return {"stdout": stdout, "venvs": venvs, "bare": bare}
 

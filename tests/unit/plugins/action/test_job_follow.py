@@ -45,8 +45,10 @@ class Target(object):
     """A job that ends `ends_at` seconds in (never when None), its log a line a second from `log_from`,
     its result readable `result_lag` seconds after <log>.rc; `earlier` is a former run's <log>.rc."""
 
-    def __init__(self, ends_at, job_result=None, lines=None, log_from=0, result_lag=0, earlier=None, launch=None):
+    def __init__(self, ends_at, job_result=None, lines=None, log_from=0, result_lag=0, earlier=None, launch=None,
+                 writes_rc=True):
         self.now, self.ends_at, self.result_lag, self.log_from = 0.0, ends_at, result_lag, log_from
+        self.writes_rc = writes_rc  # False: the job ends without <log>.rc (its directory could not be made)
         self.job_result = dict(job_result or {"changed": True, "wheel": "torch-2.9.1+src-py3-none-any.whl"})
         self.lines = lines or (lambda second: BUILD_LINE % second)
         self.launch_result = launch or {"started": 1, "finished": 0, "ansible_job_id": "j1.2", "changed": True,
@@ -63,7 +65,7 @@ class Target(object):
         return self.ends_at is not None and self.now >= self.ends_at
 
     def rc_text(self):
-        return "7.25 0\n" if self.ended() else self.earlier
+        return "7.25 0\n" if self.ended() and self.writes_rc else self.earlier
 
     def execute(self, module_name=None, module_args=None, task_vars=None, wrap_async=False):
         """The launch (the module itself, with how it was wrapped and the task's async limit then), or
@@ -82,7 +84,7 @@ class Target(object):
         def match():
             return self.rc_text() is not None and re.search(args["search_regex"], self.rc_text(), re.M)
 
-        if not match() and self.ends_at is not None and self.now < self.ends_at <= self.now + args["timeout"]:
+        if not match() and self.writes_rc and self.ends_at is not None and self.now < self.ends_at <= self.now + args["timeout"]:
             self.now = float(self.ends_at)
         if match():
             return {"changed": False, "elapsed": 0, "path": args["path"]}
@@ -137,16 +139,17 @@ def test_a_build_reports_every_interval_then_returns_the_jobs_result(capsys):
     assert capsys.readouterr().out.splitlines() == result["reports"]  # displayed at normal verbosity
     assert result["wheel"] == "torch-2.9.1+src-py3-none-any.whl" and result["changed"] and result["finished"]
     assert not result.get("failed")
-    assert modules(target) == ["wait_for", "command"] * 3 + ["async_status"]
+    # a round that does not see <log>.rc asks whether the job ended all the same
+    assert modules(target) == ["wait_for", "async_status", "command"] * 2 + ["wait_for", "command", "async_status"]
     assert [args["timeout"] for name, args in target.calls if name.endswith("wait_for")] == [60, 60, 60]
-    assert target.calls[1][1]["argv"] == ["tail", "-n", "1", LOG]
+    assert target.calls[2][1]["argv"] == ["tail", "-n", "1", LOG]
 
 
 def test_pip_reports_its_progress_from_the_end_of_its_log():
     target = Target(ends_at=20, job_result={"changed": False, "stack": "torch-2.9.1-cu128"},
                     lines=lambda second: PIP_LOG[second] if second < len(PIP_LOG) else "")
     result = follow_job(target, what="pip install", interval=15)
-    assert target.calls[1][1]["argv"] == ["tail", "-n", str(follow.DEFAULT_TAIL_LINES), LOG]
+    assert target.calls[2][1]["argv"] == ["tail", "-n", str(follow.DEFAULT_TAIL_LINES), LOG]
     assert result["reports"] == [
         role_messages.poll_report("pip install", "bw-a", 15, False, "\n".join(PIP_LOG)),
         role_messages.poll_report("pip install", "bw-a", 20, True, "\n".join(PIP_LOG))]
@@ -180,6 +183,19 @@ def test_a_failed_job_fails_with_its_message():
     result = follow_job(target)
     assert result["failed"] and result["msg"] == "the build of torch 2.9.1+src left no wheel in /w"
     assert len(result["reports"]) == 1 and "finished" in result["reports"][0]
+
+
+def test_a_job_that_fails_before_writing_its_end_ends_the_follower_with_its_error():
+    # pytorch_root a file: the install job fails within a second ("[Errno 20] Not a directory") and cannot write
+    # <log>.rc under it; the follower used to report "running; starting" until the install timeout (3600 s)
+    error = "[Errno 20] Not a directory: '/srv/pytorch-file/venvs'"
+    target = Target(ends_at=1, writes_rc=False, job_result={"failed": True, "changed": False, "msg": error},
+                    lines=lambda second: "")
+    result = follow_job(target, what="pip install", interval=15, timeout=3600)
+    assert result["failed"] and result["msg"] == error and not result["changed"]
+    assert result["reports"] == [role_messages.poll_report("pip install", "bw-a", 15, True, "")]
+    assert target.now == 15  # one round: the interval, not the timeout
+    assert modules(target) == ["wait_for", "async_status", "command"]
 
 
 def test_a_job_that_does_not_end_fails_at_the_timeout():

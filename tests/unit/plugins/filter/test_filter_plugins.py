@@ -17,7 +17,7 @@ PLUGINS = {
     "container_toolkit": ["container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_gpu_match",
                           "container_toolkit_inputs", "container_toolkit_probe", "container_toolkit_runtimes"],
     "torch": ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary", "torch_gate_failure",
-              "torch_max_jobs", "torch_pip_args", "torch_plan", "torch_profile", "torch_published", "torch_role_state",
+              "torch_max_jobs", "torch_pip_args", "torch_pip_private", "torch_plan", "torch_profile", "torch_published", "torch_role_state",
               "torch_settled"],
     "rollout": ["rollout_summary"],
     "verify_health_probe": ["verify_health_probe"],

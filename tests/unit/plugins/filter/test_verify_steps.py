@@ -14,6 +14,7 @@ from health_machine import Machine, probe
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify_steps import FilterModule
 from ansible_collections.blackwell.pytorch.plugins.modules import gpu_health
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import prometheus
 
 STEPS = FilterModule().filters()["verify_steps"]
 GATES = {"pcie_gen": True, "pcie_width": True, "xid": True, "xid_ignore": [13, 31, 43, 45], "remapped_rows": "yes",
@@ -41,7 +42,8 @@ def test_the_probe_reading_serves_with_at_most_one_health_task(machine, run_modu
     first = probe(run_module, {"kernel_log": "journal", "textfile_dir": directory})
     driver = first["ansible_facts"]["nvidia_driver"]
     got = STEPS(STANDS, first["health"], driver, request(directory), {"health": True, "container": "no"})
-    assert files(got) == ["health_textfile.yml", "verdict.yml"]
+    # the decision does not say what the verification textfile holds: it is written too (result_files compares it)
+    assert files(got) == ["health_textfile.yml", "verify_textfile.yml", "verdict.yml"]
     assert got[0]["decision"] == STANDS and got[0]["health"]["use"] is True
     assert got[0]["health"]["verdict"]["passed"] is True and got[0]["health"]["textfile"]["write"] is True
     # gpu_health writes the same file; the next probe reads it back and the health step runs no task
@@ -49,7 +51,9 @@ def test_the_probe_reading_serves_with_at_most_one_health_task(machine, run_modu
                                              "stored_result": STANDS["stored"], "textfile_dir": directory})
     assert status == "exit" and called["textfile"]["written"] is True
     again = probe(run_module, {"kernel_log": "journal", "textfile_dir": directory})
-    got = STEPS(STANDS, again["health"], driver, request(directory), {"health": True, "container": True})
+    written = {"path": "%s/blackwell_pytorch_verify.prom" % directory, "text": prometheus(STANDS["stored"])}
+    got = STEPS(dict(STANDS, textfile=written), again["health"], driver, request(directory),
+                {"health": True, "container": True})
     assert files(got) == ["verdict.yml", "container.yml"] and got[0]["health"]["verdict"] == called["verdict"]
     # no textfile directory: nothing to write either
     bare = probe(run_module, {"kernel_log": "journal", "textfile_dir": ""})

@@ -83,8 +83,52 @@ def test_adopted_names_the_stack_from_torch(tmp_path, run_module):
 
 
 def test_adopted_refuses_a_path_without_python(tmp_path, run_module):
-    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "adopted", "path": str(tmp_path / "x")})
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path / "root"), "state": "adopted",
+                                                "path": str(tmp_path / "x")})
     assert status == "fail" and result["msg"] == "pytorch_adopt_path %s has no bin/python3." % (tmp_path / "x")
+
+
+def test_adopting_current_or_a_path_into_the_root_is_refused_naming_what_to_pass(tmp_path, run_module):
+    # adopting <root>/current replaced the stack's link with a link to current: a loop, current broken
+    env, root = tmp_path / "env", tmp_path / "root"
+    (env / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, str(env / "bin" / "python3"))
+    (tmp_path / "site" / "torch").mkdir(parents=True)
+    (tmp_path / "site" / "torch" / "__init__.py").write_text("__version__ = '2.11.0+cu130'\n")
+    venv(root, "torch-2.9.1-cu128")
+    os.environ["PYTHONPATH"] = str(tmp_path / "site")
+    try:
+        assert run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": str(env)})[0] == "exit"
+        os.symlink("venvs/torch-2.11.0-cu130", str(root / "current"))
+        os.symlink("venvs/torch-2.9.1-cu128", str(root / "previous"))
+        os.symlink(str(root / "current"), str(tmp_path / "elsewhere"))
+        before = {name: os.readlink(str(root / "venvs" / name)) for name in os.listdir(str(root / "venvs"))
+                  if os.path.islink(str(root / "venvs" / name))}
+        refused = dict((name, run_module(pytorch_stack, {"root": str(root), "state": "adopted", "path": path}))
+                       for name, path in (("current", str(root / "current")), ("previous", str(root / "previous")),
+                                          ("elsewhere", str(tmp_path / "elsewhere")),
+                                          ("stack", str(root / "venvs" / "torch-2.9.1-cu128"))))
+    finally:
+        del os.environ["PYTHONPATH"]
+    assert {name: status for name, (status, _result) in refused.items()} == dict.fromkeys(refused, "fail")
+    loop = "adopting it would link the stack to the role's own links (a symbolic link loop; current broken). "
+    assert refused["current"][1]["msg"] == (
+        "pytorch_adopt_path %s/current is the role's own link current (it points at %s): %sNothing was changed. "
+        "Pass the environment itself, the real venv path: -e pytorch_adopt_path=%s" % (root, env, loop, env))
+    already = ("Nothing was changed. It is the stack torch-2.9.1-cu128 of this root already: nothing to adopt (leave "
+               "pytorch_adopt_path unset; pytorch_version picks the stack). To adopt another environment pass its "
+               "real venv path, outside pytorch_root: -e pytorch_adopt_path=/opt/torch/.venv")
+    assert refused["previous"][1]["msg"] == "pytorch_adopt_path %s/previous is the role's own link previous (it points " \
+        "at %s/venvs/torch-2.9.1-cu128): %s%s" % (root, root, loop, already)
+    assert refused["elsewhere"][1]["msg"] == (
+        "pytorch_adopt_path %s/elsewhere is a link into pytorch_root %s (through %s/current): %sNothing was changed. "
+        "Pass the environment itself, the real venv path: -e pytorch_adopt_path=%s" % (tmp_path, root, root, loop, env))
+    assert refused["stack"][1]["msg"].endswith(already)
+    # nothing moved: current still resolves, the adopted link still names the environment
+    assert links(root) == {"current": "venvs/torch-2.11.0-cu130", "previous": "venvs/torch-2.9.1-cu128"}
+    assert os.path.exists(str(root / "current" / "bin" / "python3"))
+    assert {name: os.readlink(str(root / "venvs" / name)) for name in os.listdir(str(root / "venvs"))
+            if os.path.islink(str(root / "venvs" / name))} == before == {"torch-2.11.0-cu130": str(env)}
 
 
 def test_present_in_check_mode_creates_nothing(tmp_path, run_module):

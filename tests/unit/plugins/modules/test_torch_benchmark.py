@@ -412,3 +412,62 @@ def test_a_hang_in_both_modes_fails_the_figures_and_ends(monkeypatch, run_module
     multi = result["benchmark"]["multi_gpu"]
     assert [a["status"] for a in multi["attempts"]] == ["timeout", "timeout"] and multi["working_env"] is None
     assert multi["figures"]["allreduce"]["status"] == "not_run"
+
+
+# An earlier run's benchmark, still running in the background (Ctrl-C stopped its play, not its job): a real
+# process holding the run's job lock, as torch_benchmark holds it (common/job_lock.py).
+HOLDER = ("import sys, time\n"
+          "from ansible_collections.blackwell.pytorch.plugins.module_utils.common import job_lock\n"
+          "with job_lock.held(sys.argv[1], 'GPU benchmark (torch_benchmark) of an earlier run', 5):\n"
+          "    print('held', flush=True)\n"
+          "    time.sleep(float(sys.argv[2]))\n")
+
+
+def _holder(path, seconds):
+    import subprocess  # pylint: disable=import-outside-toplevel
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(path), str(seconds)], stdout=subprocess.PIPE,
+                               text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert process.stdout.readline().strip() == "held"
+    return process
+
+
+def test_a_second_run_meets_the_earlier_runs_benchmark_and_is_refused_naming_its_pid(children, run_module, tmp_path):
+    fake_children = children()
+    lock = tmp_path / "verify" / ".benchmark.lock"
+    lock.parent.mkdir()
+    holder = _holder(lock, 60)
+    try:
+        status, result = run_module(torch_benchmark, {"python": sys.executable, "job_lock": str(lock), "lock_timeout": 1})
+    finally:
+        holder.kill()
+        holder.wait()
+    assert status == "fail", result
+    head = ("another GPU benchmark (torch_benchmark) of %s is running on this host: process %d (%s -c import sys"
+            % (lock.parent, holder.pid, sys.executable))
+    tail = (") holds %s, most likely the background job of an earlier run that was interrupted (Ctrl-C stops the play, "
+            "not its job). Waited 1 s (torch_benchmark option lock_timeout): let it finish, or stop it (kill %d), then "
+            "run the play again. Nothing was changed." % (lock, holder.pid))
+    assert result["msg"].startswith(head) and result["msg"].endswith(tail), result["msg"]
+    assert fake_children.calls == []  # nothing was measured beside it
+
+
+def test_a_second_run_waits_for_the_earlier_runs_benchmark_then_measures(children, run_module, tmp_path):
+    fake_children = children()
+    lock = tmp_path / "results" / ".benchmark.lock"  # its directory is made when missing
+    lock.parent.mkdir()
+    holder = _holder(lock, 1.5)
+    try:
+        status, result = run_module(torch_benchmark, {"python": sys.executable, "job_lock": str(lock), "lock_timeout": 30})
+        assert holder.poll() is not None  # it ended before this run measured anything
+    finally:
+        holder.kill()
+        holder.wait()
+    assert status == "exit" and result["failed_gates"] == [], result
+    assert [call["plan"]["mode"] for call in fake_children.calls] == ["probe", "device"]
+
+
+def test_the_job_lock_directory_is_made_when_missing(children, run_module, tmp_path):
+    children()
+    lock = tmp_path / "new" / "verify" / ".benchmark.lock"
+    status, result = run_module(torch_benchmark, {"python": sys.executable, "job_lock": str(lock)})
+    assert status == "exit" and lock.is_file() and stat.S_IMODE(lock.parent.stat().st_mode) == 0o755, result

@@ -53,3 +53,17 @@ def test_real_filesystem(tmp_path):
 def test_free_bytes_counts_what_unprivileged_users_get_where_the_path_will_live():
     free, measured = free_bytes("/opt/pytorch/venvs/new", fake_statvfs, EXISTING.__contains__)
     assert (free, measured) == (5 * 2 ** 30, "/opt")
+
+
+@pytest.mark.parametrize("path", ["opt", "", "a/b", "./a/../b", "."])
+def test_nearest_existing_and_mount_point_end_for_a_relative_path(path):
+    """A relative path ends at "." (the directory it is relative to) instead of looping on dirname("") == ""."""
+    assert nearest_existing(path, lambda p: False) == "."
+    assert mount_point(path, lambda p: False) == "."
+
+
+def test_nearest_existing_of_a_relative_path_is_its_existing_part(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    assert nearest_existing("a/b/c") == "a"
+    assert nearest_existing("opt") == "."

@@ -37,7 +37,9 @@ def test_existing_and_creatable_directories_and_empty_paths_pass(tmp_path):
 def test_relative_paths_and_dangling_links_are_refused(tmp_path):
     os.symlink(str(tmp_path / "gone"), str(tmp_path / "link"))
     assert output_dirs.problems({"fleet_report_dir": "reports", "x": str(tmp_path / "link" / "sub")}) == [
-        "fleet_report_dir: 'reports' is not an absolute path",
+        "fleet_report_dir must be an absolute path on the controller, got 'reports' (relative to what? it would "
+        "depend on the directory ansible-playbook is started from): give the full path, e.g. "
+        "-e fleet_report_dir=/srv/blackwell/reports.",
         "x: %s cannot be created: %s is a dangling symbolic link, not a directory" % (
             tmp_path / "link" / "sub", tmp_path / "link")]
 
@@ -80,3 +82,27 @@ def test_filter_is_a_shell(tmp_path):
     assert F["output_dir_errors"](dirs) == output_dirs.problems(dirs) and len(F["output_dir_errors"](dirs)) == 1
     with pytest.raises(Exception, match="output_dir_errors: dirs must be a mapping, got str"):
         F["output_dir_errors"]("x")
+
+
+@pytest.mark.parametrize("name, filename", [
+    ("verify_results_dir", "verify.json"), ("verify_results_dir", "cuda_check.json"),
+    ("verify_prometheus_textfile_dir", "blackwell_pytorch_verify.prom"),
+    ("verify_prometheus_textfile_dir", "blackwell_pytorch_health.prom")])
+def test_a_result_file_that_is_a_directory_is_refused_before_the_work(tmp_path, name, filename):
+    # verify.json as a directory failed with "[Errno 21] Is a directory" only after the whole benchmark
+    (tmp_path / filename).mkdir()
+    assert output_dirs.problems({name: str(tmp_path)}) == [
+        "%s: %s is a directory, not a file: remove it (the results are written there), or set %s to another directory"
+        % (name, tmp_path / filename, name)]
+    (tmp_path / filename).rmdir()
+    (tmp_path / filename).write_text("{}")  # a file there is replaced
+    assert output_dirs.problems({name: str(tmp_path)}) == []
+
+
+def test_result_files_name_what_the_collection_writes():
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import TEXTFILE
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.cuda_check_fact import VERIFY_FILE
+    assert VERIFY_FILE in output_dirs.RESULT_FILES["verify_results_dir"]
+    assert TEXTFILE in output_dirs.RESULT_FILES["verify_prometheus_textfile_dir"]
+    with open(os.path.join(os.path.dirname(__file__), *[".."] * 5, "roles", "verify", "tasks", "benchmark.yml")) as handle:
+        assert "- name: blackwell_pytorch_verify.prom" in handle.read()

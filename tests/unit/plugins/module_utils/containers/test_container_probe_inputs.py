@@ -37,7 +37,8 @@ def test_the_probe_output_is_read_into_driver_gpus_runtimes_packages_and_record(
 
 def test_a_host_without_driver_engines_or_toolkit_reads_as_empty():
     assert read_probe("") == {"driver_version": None, "driver_flavor": "unknown", "gpus": [], "runtimes": {},
-                              "active": [], "packages": {}, "spec_exists": False, "recorded": ""}
+                              "active": [], "packages": {}, "spec_exists": False, "recorded": "",
+                              "driver_root_mode": None}
 
 
 def test_a_fingerprint_that_is_not_base64_reads_as_no_record():

@@ -8,7 +8,7 @@ import os
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_command import (
-    install_command, pip_command, uv_command)
+    carries_credentials, install_command, pip_command, private_credentials, uv_command)
 
 PY = "/opt/pytorch/venvs/torch-2.9.1-cu128/bin/python"
 UV = "/opt/blackwell/tools/bin/uv"
@@ -26,8 +26,8 @@ def uv(pip_args, environ=None):
 def test_pip_runs_the_arguments_as_they_are():
     args = ["--index-url", "https://download.pytorch.org/whl/cu128", "--only-binary", "torch"] + PINS
     assert pip_command(PY, args) == [PY, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"] + args
-    assert install_command("pip", PY, args, UV, CACHE, {"UV_CACHE_DIR": "/home/u/.cache/uv"}) == (
-        pip_command(PY, args), None)
+    assert install_command("pip", PY, args, UV, CACHE, {"UV_CACHE_DIR": "/home/u/.cache/uv"}, "/tmp/p") == (
+        pip_command(PY, args), None, {})
 
 
 def test_uv_gets_the_same_index_pins_and_binary_rule():
@@ -105,3 +105,42 @@ def test_uv_progress_from_its_real_output():
     assert lifecycle.pip_progress(_log("cold_cache.log").split("Resolved")[0]) == "0 downloads, 0.0 MB; starting"
     assert role_messages.poll_report("uv install", "ws", 15, False, during) == (
         "uv install on ws: 0:00:15 elapsed, running; 2 downloads, 28.4 MB; Downloading numpy (16.2MiB)")
+
+
+SECRET_ARGS = ["--index-url", "https://iuser:1ndexPass@mirror.lab/cu128", "--extra-index-url=https://pypi.org/simple",
+               "--trusted-host", "mirror.lab", "--proxy", "http://kuser:k1llPass@proxy.lab:3128", "--only-binary",
+               "torch"] + PINS
+PROXY = "http://kuser:k1llPass@proxy.lab:3128"
+
+
+def test_credentials_never_reach_pips_command_line_but_its_requirements_file_and_environment():
+    argv, env, files = install_command("pip", PY, SECRET_ARGS, environ={"PATH": "/usr/bin", "no_proxy": "localhost"},
+                                       secrets_dir="/tmp/blackwell-pytorch-x")
+    assert argv == pip_command(PY, ["--trusted-host", "mirror.lab", "--only-binary", "torch"] + PINS + [
+        "--requirement", "/tmp/blackwell-pytorch-x/indexes.txt"])
+    # the whole kind moves: pip reads the file's --index-url as replacing the command line's indexes
+    assert files == {"/tmp/blackwell-pytorch-x/indexes.txt": (
+        "--index-url https://iuser:1ndexPass@mirror.lab/cu128\n--extra-index-url https://pypi.org/simple\n")}
+    assert env == {"PATH": "/usr/bin", "no_proxy": "localhost", "https_proxy": PROXY, "http_proxy": PROXY,
+                   "HTTPS_PROXY": PROXY, "HTTP_PROXY": PROXY}
+    assert not [arg for arg in argv if "1ndexPass" in arg or "k1llPass" in arg]
+
+
+def test_credentials_never_reach_uvs_command_line_but_the_environment_uv_reads():
+    argv, env, files = install_command("uv", PY, SECRET_ARGS + ["--find-links", "https://t0ken@wheels.lab/torch/"],
+                                       UV, CACHE, {"PATH": "/usr/bin"}, "/tmp/blackwell-pytorch-x")
+    assert argv == HEAD + ["--index-strategy", "unsafe-best-match", "--allow-insecure-host", "mirror.lab",
+                           "--only-binary", "torch"] + PINS
+    assert files == {}
+    assert env == {"PATH": "/usr/bin", "UV_CACHE_DIR": CACHE, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never",
+                   "UV_NO_PROGRESS": "1", "HTTPS_PROXY": PROXY, "HTTP_PROXY": PROXY,
+                   "UV_INDEX_URL": "https://iuser:1ndexPass@mirror.lab/cu128",
+                   "UV_EXTRA_INDEX_URL": "https://pypi.org/simple", "UV_FIND_LINKS": "https://t0ken@wheels.lab/torch/"}
+
+
+def test_urls_without_credentials_stay_on_the_command_line():
+    args = ["--index-url", "https://mirror.lab/cu128", "--extra-index-url", "https://pypi.org/simple", "--proxy",
+            "http://proxy.lab:3128", "--find-links", "/opt/pytorch/wheelhouse"] + PINS
+    assert private_credentials(args) == (args, {"index": [], "find_links": [], "proxy": ""})
+    assert install_command("pip", PY, args, secrets_dir="/tmp/p") == (pip_command(PY, args), None, {})
+    assert carries_credentials("https://t0ken@host/simple") and not carries_credentials("https://host/a@b")

@@ -120,6 +120,29 @@ def test_a_failed_build_says_so_and_still_ends_the_poll(tmp_path):
         assert handle.read() == "17.5 2\n"
 
 
+def test_the_build_venvs_pip_gets_no_password_on_its_command_line(tmp_path):
+    p = params(tmp_path, pip_args=["--index-url", "https://lab:s3cret@mirror.lab/simple", "--proxy",
+                                   "http://p:pw0@proxy.lab:3128", "--trusted-host", "mirror.lab"])
+    os.makedirs(p["tree"])
+    open(os.path.join(p["tree"], "requirements.txt"), "w").close()
+    seen = {}
+
+    class Reading(FakeRunner):
+        def run(self, argv, env=None, log=None):
+            if "--requirement" in argv[-2:]:  # the private file is there while pip runs, mode 0600
+                seen["file"] = (open(argv[-1]).read(), oct(os.stat(argv[-1]).st_mode & 0o777), argv[-1])
+            return FakeRunner.run(self, argv, env, log)
+
+    runner = Reading(p)
+    source_run.build(runner, p, source_run.plan_build(p, NEW_CMAKE, ""))
+    argv, env = runner.calls[1]
+    assert argv == [p["venv"] + "/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--requirement",
+                    p["tree"] + "/requirements.txt", "--trusted-host", "mirror.lab", "--requirement", seen["file"][2]]
+    assert seen["file"][:2] == ("--index-url https://lab:s3cret@mirror.lab/simple\n", "0o600")
+    assert env == dict.fromkeys(("https_proxy", "http_proxy", "HTTPS_PROXY", "HTTP_PROXY"), "http://p:pw0@proxy.lab:3128")
+    assert not os.path.exists(seen["file"][2])  # removed with its private directory after the call
+
+
 MEMINFO = ("MemTotal:       24683656 kB\nMemFree:        19215608 kB\nMemAvailable:   23872784 kB\n"
            "Buffers:          101364 kB\nCached:          2028896 kB\nSwapCached:            0 kB\nHugePages_Total:       0\n")
 

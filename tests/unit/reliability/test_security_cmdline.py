@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright: blackwell.pytorch contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Security row S14 (docs/reliability.md): a real install by pytorch_stack, with pip and with uv, from an index
+whose URL carries a user name and password, through a proxy whose URL carries another, while every process's
+command line (/proc/PID/cmdline) is read over and over: no password is on any of them (every local user reads
+them in ps), and the install still authenticates (the fixture index and proxy see both credentials)."""
+from __future__ import annotations
+
+import base64
+import os
+import threading
+import time
+
+import pytest
+
+import wheel_index_fixture
+from conftest import INSTALLERS, STACK, stack_args
+
+INDEX_PASSWORD, PROXY_PASSWORD = "1ndexPass", "k1llPass"
+INDEX_AUTH = "Basic " + base64.b64encode(b"iuser:" + INDEX_PASSWORD.encode()).decode()
+PROXY_AUTH = "Basic " + base64.b64encode(b"kuser:" + PROXY_PASSWORD.encode()).decode()
+
+
+class _IndexBehindProxy(wheel_index_fixture._Handler):
+    """The stand-in index as the host index.lab, reachable only through this proxy: a request asked as a proxy
+    without the proxy's credentials gets 407, one without the index's 401; each answer takes a while, so the
+    installer runs long enough to be seen."""
+
+    def do_GET(self):
+        self.server.proxy_auth.append(self.headers.get("Proxy-Authorization"))
+        if not self.path.startswith("http://index.lab/") or self.headers.get("Proxy-Authorization") != PROXY_AUTH:
+            return self._refuse(407, "Proxy-Authenticate")
+        if self.headers.get("Authorization") != INDEX_AUTH:
+            return self._refuse(401, "WWW-Authenticate")
+        time.sleep(0.3)
+        return super().do_GET()
+
+    def _refuse(self, status, header):
+        self.server.refused.append((self.path, status))
+        self.send_response(status)
+        self.send_header(header, 'Basic realm="lab"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def _command_lines():
+    """{pid: command line} of every process now (those that end while read are left out)."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                    found[pid] = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+    return found
+
+
+class _Watcher(threading.Thread):
+    """Reads every process's command line until stopped: those that name the index host or a password."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.stop, self.seen, self.rounds = threading.Event(), {}, 0
+
+    def run(self):
+        while not self.stop.is_set():
+            for pid, line in _command_lines().items():
+                if "pip" in line or "uv" in line or PROXY_PASSWORD in line or INDEX_PASSWORD in line:
+                    self.seen.setdefault(line, pid)
+            self.rounds += 1
+            time.sleep(0.01)
+
+
+@pytest.fixture(scope="module")
+def index_behind_proxy(stand_in_wheels):
+    root = os.path.dirname(stand_in_wheels["files"])
+
+    def handler(*args, **kwargs):
+        return _IndexBehindProxy(*args, directory=root, **kwargs)
+    server = wheel_index_fixture.http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.seen, server.proxied, server.json_pages, server.ranges = [], [], False, True
+    server.auth, server.proxy_auth, server.refused = [], [], []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+
+
+@pytest.mark.parametrize("installer", INSTALLERS)
+def test_no_password_is_on_any_command_line_while_the_install_runs(installer, index_behind_proxy, tmp_path, monkeypatch):
+    from ansible_collections.blackwell.pytorch.plugins.modules import pytorch_stack
+    from module_run import run_module_once
+    for name in ("no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy",
+                 "ALL_PROXY", "PIP_INDEX_URL", "PIP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    server = index_behind_proxy
+    del server.auth[:], server.proxy_auth[:], server.refused[:], server.proxied[:]
+    proxy = "http://kuser:%s@127.0.0.1:%d" % (PROXY_PASSWORD, server.server_address[1])
+    args = stack_args(tmp_path / "pytorch", "", installer, run_id="s14", pip_args=[
+        "--index-url", "http://iuser:%s@index.lab/whl/cu128" % INDEX_PASSWORD, "--trusted-host", "index.lab",
+        "--proxy", proxy, "--only-binary", "torch", "torch==2.9.1+cu128"])
+    watcher = _Watcher()
+    watcher.start()
+    try:
+        status, result = run_module_once(pytorch_stack, args)
+    finally:
+        watcher.stop.set()
+        watcher.join()
+    assert (status, result.get("msg")) == ("exit", None) and result["stack"] == STACK and result["installed"]
+    installers = [line for line in watcher.seen if (" pip install " in line or "uv pip install" in line)
+                  and "torch==2.9.1+cu128" in line]
+    assert installers, "the installer's command line was never read while it ran"  # the watch saw the install
+    leaked = [line for line in watcher.seen if INDEX_PASSWORD in line or PROXY_PASSWORD in line]
+    assert leaked == []
+    # it still authenticated: every request came through the proxy with its credentials; what was served was
+    # asked with the index's (uv asks a file outside the index's path without them first, then again with them)
+    assert set(server.proxy_auth) == {PROXY_AUTH} and set(server.auth) == {INDEX_AUTH}
+    assert [status for _path, status in server.refused if status != 401] == []
+    assert set(path for path, _status in server.refused) <= set(server.proxied)
+    assert any(url.startswith("http://index.lab/files/torch-2.9.1") for url in server.proxied)
+    assert not [name for name in os.listdir("/tmp") if name.startswith("blackwell-pytorch-")
+                and os.path.exists(os.path.join("/tmp", name, "indexes.txt"))]  # the private file went with its call
