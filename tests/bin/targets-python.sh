@@ -29,6 +29,15 @@ CONTROLLER_ONLY=(
   tests/unit/plugins/module_utils/verify/test_verify_plan.py
   # a throwaway CA made with cryptography and real pip runs: test dependencies of the controller
   tests/unit/plugins/module_utils/wheel_index/test_wheel_index_private_mirror.py
+  # YAML's reading of an unquoted version (PyYAML, as Ansible reads an inventory: controller side)
+  tests/unit/plugins/module_utils/common/test_value_inputs.py
+  tests/unit/plugins/module_utils/driver/test_path_and_number_inputs.py
+  # the same, and the test interpreter as pytorch_python (3.10+ by design)
+  tests/unit/plugins/modules/test_pytorch_plan_inputs.py
+  # the modules' documentation read as YAML, as ansible-doc does on the controller
+  tests/unit/plugins/modules/test_module_docs.py
+  # real git and git http-backend (the image carries no git)
+  tests/unit/plugins/module_utils/planning/test_git_source.py
 )
 STACK_PYTHON_TESTS=(
   # these pass the test interpreter itself as pytorch_python, which must be 3.10+ (on 3.9 the module

@@ -60,6 +60,5 @@ def fetch(url, proxy, timeout, opener):
             code = getattr(exc, "code", None)
             if isinstance(code, int):
                 body = exc.read() if hasattr(exc, "read") else b""
-                return answer(code, body, "HTTP Error %d: %s" % (code, getattr(exc, "reason", exc)))
-            return answer(-1, b"", "Request failed: %s" % (
-                "<urlopen error %s>" % exc.reason if hasattr(exc, "reason") else exc))
+                return answer(code, body, "HTTP Error %s: %s" % (code, getattr(exc, "reason", exc)))
+            return answer(-1, b"", "Request failed: %s" % (exc.reason if hasattr(exc, "reason") else exc))

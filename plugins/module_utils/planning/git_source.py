@@ -32,8 +32,8 @@ def split_credentials(url):
     parts = urlsplit(text)
     if not parts.scheme or "@" not in parts.netloc or parts.scheme not in ("http", "https"):
         return text, "", "", ""
-    userinfo, _, host = parts.netloc.rpartition("@")
-    user, _, password = userinfo.partition(":")
+    userinfo, host = parts.netloc.rsplit("@", 1)
+    user, password = (userinfo.split(":", 1) + [""])[:2]
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)), unquote(user), unquote(password), host
 
 

@@ -118,12 +118,15 @@ def test_a_busy_gpu_defers_the_verification_without_failing_the_host(runs, forei
     assert result["failed_task"] is None, result
     assert not [name for name in result["tasks"] if "Run torch_cuda_check" in name or "Start torch_benchmark" in name]
     looked = looked_result(stdout, "busy")
-    assert (looked["busy"], looked["ours"], looked["waited_s"], looked["source"]) == (True, 3, 1.0, "nvml")
+    assert (looked["busy"], looked["ours"], looked["source"]) == (True, 3, "nvml")
+    # the wait (verify_busy_wait 1 s) ends on the first read after 1 s: later on a loaded machine, never sooner
+    assert 1.0 <= looked["waited_s"] <= 3.0, looked["waited_s"]
     text = expected_text(foreign)
     assert (document["status"], document["passed"], document["deferred"], document["message"]) == (
         "busy", False, True, text)
     assert document["summary"] == [text] and document["failed_gates"] == [] and "benchmark" not in document
-    assert document["busy"] == {"state": "busy", "mode": "wait", "waited_s": 1.0, "text": text, "processes": [
+    assert document["busy"]["waited_s"] == looked["waited_s"]
+    assert dict(document["busy"], waited_s=1.0) == {"state": "busy", "mode": "wait", "waited_s": 1.0, "text": text, "processes": [
         {"gpu": 0, "gpu_name": "NVIDIA H200", "pid": foreign[0], "user": USER, "command": "sleep",
          "memory_mib": 20582}]}
     verdict = task_result(stdout, "busy", "Verification verdict")

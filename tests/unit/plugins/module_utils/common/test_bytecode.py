@@ -32,7 +32,7 @@ def never(_path):
 
 
 def test_a_stack_with_bytecode_is_left_alone(tmp_path):
-    python, _ = stack(tmp_path, compiled=True)
+    python = stack(tmp_path, compiled=True)[0]
     assert bytecode.plan(python, {"PYTHONDONTWRITEBYTECODE": "1"}, "/cache", never) == {
         "env": {}, "finding": None, "cache_dir": None}
 
@@ -43,7 +43,7 @@ def test_an_interpreter_outside_a_venv_layout_is_left_alone(tmp_path):
 
 
 def test_a_stack_without_bytecode_that_python_may_write_compiles_beside_itself(tmp_path):
-    python, _ = stack(tmp_path, compiled=False)
+    python = stack(tmp_path, compiled=False)[0]
     assert bytecode.plan(python, {}, "/cache", always) == {"env": {}, "finding": None, "cache_dir": None}
 
 
@@ -66,14 +66,14 @@ def test_a_stack_this_user_cannot_write_is_named(tmp_path):
 
 
 def test_without_a_cache_directory_only_the_finding_is_given(tmp_path):
-    python, _ = stack(tmp_path, compiled=False)
+    python = stack(tmp_path, compiled=False)[0]
     decided = bytecode.plan(python, {"PYTHONDONTWRITEBYTECODE": "1"}, "", always)
     assert decided["env"] == {} and decided["cache_dir"] is None
     assert "has no bytecode and PYTHONDONTWRITEBYTECODE is set: every import compiles it; give the stack" in decided["finding"]
 
 
 def test_apply_sets_the_environment_and_makes_the_directory(tmp_path):
-    python, _ = stack(tmp_path, compiled=False)
+    python = stack(tmp_path, compiled=False)[0]
     cache = tmp_path / "cache" / "bytecode"
     environ = {"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"}
     finding = bytecode.apply(environ, python, str(cache))
@@ -82,7 +82,7 @@ def test_apply_sets_the_environment_and_makes_the_directory(tmp_path):
 
 
 def test_apply_without_a_makeable_directory_leaves_the_environment(tmp_path):
-    python, _ = stack(tmp_path, compiled=False)
+    python = stack(tmp_path, compiled=False)[0]
     blocker = tmp_path / "file"
     blocker.write_text("")
     environ = {"PYTHONDONTWRITEBYTECODE": "1"}

@@ -46,8 +46,7 @@ def test_failures_are_answers_worded_as_uri_words_them():
     def not_found(url, timeout):
         raise HTTPError(url, 404, "Not Found", {}, io.BytesIO(b"no such key"))
     assert url_fetch.fetch("http://lab:pw@keys.lab/k.pub", PROXY, 5, refused) == {
-        "status": -1, "msg": "Status code was -1 and not [200]: Request failed: <urlopen error [Errno 111] Connection "
-                             "refused>"}
+        "status": -1, "msg": "Status code was -1 and not [200]: Request failed: [Errno 111] Connection refused"}
     assert url_fetch.fetch("http://keys.lab/k.pub", "", 5, not_found) == {
         "status": 404, "msg": "Status code was 404 and not [200]: HTTP Error 404: Not Found", "content": "no such key"}
     assert url_fetch.answer(407, b"", "proxy http://lab:s3cret@proxy.lab:3128 wants credentials")["msg"] == (

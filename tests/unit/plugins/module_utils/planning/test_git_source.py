@@ -19,7 +19,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import git_source
 
 USER, PASSWORD = "build", "g1tS3cretPass"
-BACKEND = os.path.join(subprocess.run(["git", "--exec-path"], capture_output=True, text=True).stdout.strip(),
+BACKEND = os.path.join(subprocess.run(["git", "--exec-path"], capture_output=True, text=True, check=True).stdout.strip(),
                        "git-http-backend")
 
 
@@ -47,18 +47,18 @@ class _Backend(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         time.sleep(self.delay)
-        path, _, query = self.path.partition("?")
+        path, query = (self.path.split("?", 1) + [""])[:2]
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         env = dict(os.environ, GIT_PROJECT_ROOT=self.root, GIT_HTTP_EXPORT_ALL="1", PATH_INFO=path,
                    QUERY_STRING=query, REQUEST_METHOD=self.command, REMOTE_USER=USER,
                    CONTENT_TYPE=self.headers.get("Content-Type", ""), CONTENT_LENGTH=str(len(body)),
                    GIT_PROTOCOL=self.headers.get("Git-Protocol", ""))
-        out = subprocess.run([BACKEND], input=body, env=env, capture_output=True).stdout
-        head, _, payload = out.partition(b"\r\n\r\n")
+        out = subprocess.run([BACKEND], input=body, env=env, capture_output=True, check=False).stdout
+        head, payload = (out.split(b"\r\n\r\n", 1) + [b""])[:2]
         status = 200
         headers = []
         for line in head.decode().split("\r\n"):
-            name, _, value = line.partition(":")
+            name, value = (line.split(":", 1) + [""])[:2]
             if name.lower() == "status":
                 status = int(value.split()[0])
             elif name:
@@ -112,7 +112,7 @@ def _watch(stop, found):
 
 
 def _run(argv, env):
-    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     return done.returncode, done.stdout, done.stderr
 
 
