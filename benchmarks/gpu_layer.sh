@@ -27,10 +27,18 @@ for part in "${parts[@]}"; do
       echo "=== ansible-playbook site.yml -i localhost, -c local ==="
       ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" ;;
     site_check)
-      echo "=== site.yml in check mode on this host, with the fleet's settings (what a fleet run would change) ==="
+      echo "=== site.yml --check --diff on this host, every default stage, no stack under the root (what a run would change) ==="
       root=$(mktemp -d)
-      ansible-playbook site.yml -i localhost, -c local --check -e ansible_python_interpreter="$(command -v python3)" \
-        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" ;;
+      log="${OUT:-$root}/site_check.log"
+      rc=0
+      ansible-playbook site.yml -i localhost, -c local --check --diff -e ansible_python_interpreter="$(command -v python3)" \
+        -e pytorch_adopt_path=/opt/torch/.venv -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" \
+        -e verify_results_dir="$root/results" -e fleet_report_dir="$root/reports" >"$log" 2>&1 || rc=$?
+      echo "rc $rc; the tasks that would change (changed: in check mode), the summary, the recap:"
+      grep -B1 '^changed:' "$log" | grep '^TASK' | sed 's/ \*\**$//'
+      sed -n '/Summary of this host/,/^$/p' "$log"
+      sed -n '/PLAY RECAP/,$p' "$log" | head -n 4
+      echo "made under the root by the check run: $(find "$root" -mindepth 1 -maxdepth 1 ! -name site_check.log | wc -l) entries" ;;
     fleet)
       echo "=== site.yml over N local hosts, converged, against the floor (FLEET_SIZES, default 1 8 32) ==="
       root=$(mktemp -d)

@@ -2,7 +2,7 @@
 # Verdicts a lab can act on, on a GPU machine: a healthy fleet, a busy GPU measured and deferred, two GPUs, the
 # power reached, verify's first-run time. N inventory hosts that are all this machine (local connections), each
 # with its own results directory; one fleet report directory on the controller.
-#   bash benchmarks/verdicts.sh [fleet] [busy_measure] [busy_defer] [rollout_busy] [first_run] [power] [multi]
+#   bash benchmarks/verdicts.sh [fleet] [busy_measure] [busy_defer] [rollout_busy] [first_run] [first_run_warm] [power] [multi]
 # Steps run in the order given (default: first_run fleet busy_measure busy_defer power). Needs ansible-playbook
 # on PATH and the collection on ANSIBLE_COLLECTIONS_PATH (benchmarks/gpu_layer.sh verdicts sets both up).
 # Prints one row per step as it ends (rc, wall seconds, what the results say; also to $OUT/table.txt), then the
@@ -36,10 +36,13 @@ mkdir -p "$logs"
 
 play() {  # play <name> <playbook> [args...]: run it, log to $work/logs/<name>.log, echo "rc seconds"
   local name=$1; shift
-  local t0 rc
+  local t0 rc stack=(-e pytorch_python="$TORCH_PY")  # rollout.yml: the interpreter that creates the venvs
+  if [[ $1 == playbooks/verify.yml ]]; then
+    stack=(-e verify_python="$TORCH_PY")  # the stack verify.yml verifies
+  fi
   t0=$(date +%s%N)
   TASK_TIMES_JSON="$logs/$name.times.json" ansible-playbook "$@" -i "$inv" -f "$HOSTS" \
-    -e pytorch_python="$TORCH_PY" -e fleet_report_dir="$reports" >"$logs/$name.log" 2>&1
+    "${stack[@]}" -e fleet_report_dir="$reports" >"$logs/$name.log" 2>&1
   rc=$?
   echo "$rc $(awk -v ns=$(( $(date +%s%N) - t0 )) 'BEGIN { printf "%.1f", ns / 1e9 }')"
 }
@@ -137,6 +140,10 @@ for step in "${steps[@]}"; do
       rows+=("first run, quick, one host|$rc|$s|$(result h001)")
       read -r rc s < <(play first_run_again playbooks/verify.yml -l h001)
       rows+=("the same host again (stored result)|$rc|$s|$(result h001)") ;;
+    first_run_warm)  # another host, its results directory new, after first_run: verify's first run (quick) on a
+      # machine whose page cache already holds torch (a workstation verified after a reboot-free upgrade)
+      read -r rc s < <(play first_run_warm playbooks/verify.yml -l h007)
+      rows+=("first run, quick, one host, warm machine|$rc|$s|$(result h007)") ;;
     fleet)  # every host verified on a healthy GPU. Here every inventory host shares one GPU, so their children take
       # turns through the host's GPU lock; a child waits for it at most a quarter of its timeout, so the timeouts
       # are raised to keep every figure measured alone (a lab host has its own GPU and needs no such setting).

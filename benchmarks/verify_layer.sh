@@ -58,10 +58,10 @@ for step in "${steps[@]}"; do
   before=${#rows[@]}
   case $step in
     quick)
-      read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY")
+      read -r rc ms < <(play "$log" playbooks/verify.yml -e verify_python="$TORCH_PY")
       rows+=("quick (facts + check + benchmark)|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)") ;;
     reuse)
-      read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY")
+      read -r rc ms < <(play "$log" playbooks/verify.yml -e verify_python="$TORCH_PY")
       rows+=("quick again (fingerprint unchanged)|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)")
       printf -- '- name: Baseline\n  hosts: all\n  gather_facts: false\n  tasks:\n    - name: Nothing\n      ansible.builtin.ping:\n' >"$work/empty.yml"
       read -r rc ms < <(play "$OUT/verify-empty.log" "$work/empty.yml")
@@ -72,19 +72,19 @@ for step in "${steps[@]}"; do
       cp -r plugins roles meta playbooks galaxy.yml "$copy/"
       sed -i '0,/contributors/s//Contributors/' "$copy/plugins/module_utils/torch_cuda_check/policy.py"
       read -r rc ms < <(ANSIBLE_COLLECTIONS_PATH="$work/upgraded" play "$log" "$copy/playbooks/verify.yml" \
-                          -e pytorch_python="$TORCH_PY")
+                          -e verify_python="$TORCH_PY")
       rows+=("quick after an upgrade of the check's code, same version|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)")
       read -r rc ms < <(ANSIBLE_COLLECTIONS_PATH="$work/upgraded" play "$OUT/verify-upgrade2.log" \
-                          "$copy/playbooks/verify.yml" -e pytorch_python="$TORCH_PY")
+                          "$copy/playbooks/verify.yml" -e verify_python="$TORCH_PY")
       rows+=("the upgraded copy again (fingerprint unchanged)|$rc|$ms|$(role_s "$OUT/verify-upgrade2.log")|$(recap "$OUT/verify-upgrade2.log")|$(describe)") ;;
     standard)
-      read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY" -e verify_profile=standard \
+      read -r rc ms < <(play "$log" playbooks/verify.yml -e verify_python="$TORCH_PY" -e verify_profile=standard \
                           -e verify_force=true)
       rows+=("standard (sustained 25 s), default gates|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(describe)")
       cp "$results/verify.json" "$OUT/verify-standard.json" 2>/dev/null
       cp "$reports"/*/fleet.html "$OUT/fleet-standard.html" 2>/dev/null ;;
     forbid)
-      read -r rc ms < <(play "$log" playbooks/verify.yml -e pytorch_python="$TORCH_PY" -e verify_force=true \
+      read -r rc ms < <(play "$log" playbooks/verify.yml -e verify_python="$TORCH_PY" -e verify_force=true \
                           -e verify_sustained_seconds=10 \
                           -e '{"verify_tests": ["sustained"], "verify_gates": {"sustained": {"forbid_clock_reasons": ["sw_power_cap"]}}}')
       rows+=("sustained 10 s, gate forbids sw_power_cap (expect rc 2)|$rc|$ms|$(role_s "$log")|$(recap "$log")|$(grep -o 'verification failed[^"]*' "$log" | head -n 1 | cut -c1-400)") ;;

@@ -46,7 +46,7 @@ def verify_decision(verify_plan_answer, memo=None, run=None, published=None, opt
     """Whether the stored verification stands (the blackwell_cuda_check memo, else the role's stack_fingerprint
     call)."""
     options = as_dict(options, "options", "verify_decision")
-    for key in ("force",):
+    for key in ("force", "check_mode"):
         options[key] = as_bool(options.get(key, False), key, "verify_decision")
     return call("verify_decision", decision.decision, as_dict(verify_plan_answer, "plan", "verify_decision"),
                 as_dict(memo, "memo", "verify_decision"), as_dict(run, "run", "verify_decision"),

@@ -144,8 +144,9 @@ def watch(wait, gpus):
     readings, began = [], time.monotonic()
     try:
         while True:
+            at = time.monotonic() - began  # when this reading began: the first is at 0 (a read is no wait)
             reading = gpu_processes.take_reading(pynvml, why_not, PROC, os.getpid(), gpus)
-            readings.append((time.monotonic() - began, reading))
+            readings.append((at, reading))
             verdict = gpu_processes.decide(mode, readings, wait)
             if verdict["action"] != "poll":
                 break

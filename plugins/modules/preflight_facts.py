@@ -243,13 +243,16 @@ refusals:
   elements: str
 refused:
   description:
-    - Every reason to stop before a change, one message each naming O(host), in this order; empty when the host may go
-      on. An OS not in O(supported_os) (unless O(allow_unsupported_os)), no GPU when O(require_gpu), RV(refusals)
-      as one message, and the failed disk checks as one message.
+    - Every reason to stop before a change, one message each naming O(host) and ending with the command line that
+      fixes it, in this order; empty when the host may go on. An OS not in O(supported_os) (unless
+      O(allow_unsupported_os)), no GPU when O(require_gpu), each of RV(refusals), the failed disk checks as one
+      message, then the refusals of the answers to O(driver), O(toolkit), O(tools) and O(pytorch).
+    - One message per cause - a stage answer's refusal of a cause already refused (root, the kernel headers) is left
+      out, and the driver stage's headers refusal says how C(site.yml) runs without that stage.
   returned: always
   type: list
   elements: str
-  sample: ["No NVIDIA GPU found on the PCI bus of ws1. Set blackwell_require_gpu: false to provision without one (image builds, tests)."]
+  sample: ['No NVIDIA GPU found on the PCI bus of ws1. To provision without one (image builds, tests): make site ARGS="-e blackwell_require_gpu=false"']
 preflight:
   description:
     - What the C(blackwell.pytorch.preflight) role publishes as C(blackwell_preflight) (see its documentation), the
@@ -335,9 +338,10 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_r
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import (
     input_refusals as tools_refusals, nvml_bindings, read_venv)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_answers import answers, refusals as answer_refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import headers_refusal
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_answers import answers, refusal_entries
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
-    query_package_manager, stage_refusals)
+    query_package_manager, site_leave_out, stage_refusals_by_cause)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import kernel_log
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.health_probe import probe
@@ -385,6 +389,13 @@ def stage_options(module, name, spec, supplied, filled=()):
     if validated.error_messages:
         module.fail_json(msg="%s: %s" % (name, "; ".join(validated.error_messages)))
     return validated.validated_parameters
+
+
+def site_words(entries, host, headers, leave_out):
+    """The driver stage's answer's refusals with its headers refusal in site.yml's words (how to run without the
+    driver stage), as the probe's own says it."""
+    site = headers_refusal(headers, True, leave_out)
+    return [(cause, decide.sentence(host, site) if cause == "headers" and site else message) for cause, message in entries]
 
 
 def main():
@@ -455,7 +466,7 @@ def main():
     headers = headers_report(os_family, kernel, MODULES_ROOT, query,
                              package_lists_present(os_family, APT_LISTS, DNF_CACHE))
     stages = [s.strip() for s in params["stages"]]
-    refused_stages = stage_refusals(run, stages, user, os_family, headers, driver)
+    stage_entries = stage_refusals_by_cause(run, stages, user, os_family, headers, driver, toolkit_options)
     os_facts = {
         "distribution": params["distribution"] or facts.get("ansible_distribution", ""),
         "version": params["distribution_version"] or facts.get("ansible_distribution_version", ""),
@@ -492,12 +503,15 @@ def main():
         nouveau_loaded=nouveau,
         python=python,
         user=user,
-        refusals=refused_stages,
-        refused=decide.refusals(params["host"], label, supported or [label], params["allow_unsupported_os"],
-                                len(gpus), params["require_gpu"], refused_stages, disk) + answer_refusals(answered)
-        + (tools_refusals(params["host"], **dict((key, params["tools"][key]) for key in ("venv", "base_python", "wheelhouse")))
-           if params["tools"] else [])
-        + ([pytorch["msg"]] if pytorch and not pytorch["ok"] else []),
+        refusals=[message for _cause, message in stage_entries],
+        refused=decide.one_per_cause(
+            decide.refusal_entries(params["host"], label, supported or [label], params["allow_unsupported_os"],
+                                   len(gpus), params["require_gpu"], stage_entries, disk)
+            + site_words(refusal_entries(answered, params["host"], user), params["host"], headers,
+                         site_leave_out(stages, driver, toolkit_options))
+            + [(None, message) for message in (tools_refusals(params["host"], **dict(
+                (key, params["tools"][key]) for key in ("venv", "base_python", "wheelhouse"))) if params["tools"] else [])]
+            + refusal_entries({"pytorch": pytorch}, params["host"], user)),
         preflight=preflight,
         health=health,
         tools=tools,

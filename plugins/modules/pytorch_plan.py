@@ -20,6 +20,11 @@ description:
     table's plan (one build per channel index; the index confirms the version and its companions). A
     source build, or no index given, plans from the collection's version matrix. An index that cannot be
     read is a refusal unless O(offline_fallback).
+  - Without O(version), plans the newest torch for which the index has every companion of O(companions), passing
+    over a newer torch without them; a torch without a companion only when O(version) names it, or O(companions)
+    leaves it out. Each warning of the plan (a newer torch passed over, a companion left out, the version table
+    standing in for an unreadable index, a GPU of unknown compute capability) is a warning of this module, not a
+    clause of RV(summary).
   - With O(installer=uv), refuses an O(uv) that is not an executable file.
   - Refuses a plan that cannot work, or a source plan whose O(build_host) is not among O(play_hosts).
     Every refusal is the message the role reports.
@@ -143,6 +148,13 @@ options:
     type: path
     default: ""
     version_added: 0.4.0
+  uv_pending:
+    description:
+      - In a check run, the uv executable that the tools role of the same play would install before this stage
+        (C(blackwell_tools_uv_pending)). When it is O(uv), a uv that is not there yet is no refusal; empty otherwise.
+    type: path
+    default: ""
+    version_added: 0.6.0
   paths:
     description:
       - The role's other directory options, a dict of variable name to path (C(pytorch_uv_cache_dir),
@@ -173,7 +185,8 @@ RETURN = r"""
 plan:
   description: >-
     The plan (torch, channel, cuda, companions, pins, expected, stack, method, build_version, verdicts, reason,
-    warnings; a source plan also built_wheel, the wheel in O(built_wheelhouse) an earlier run built, or "").
+    warnings (also given as the module's warnings); a source plan also built_wheel, the wheel in
+    O(built_wheelhouse) an earlier run built, or "").
   returned: success
   type: dict
   sample: {stack: torch-2.9.1-cu128, method: wheel, pins: [torch==2.9.1+cu128, torchaudio==2.9.1+cu128]}

@@ -189,6 +189,12 @@ textfile:
   contains:
     path: {description: The textfile's path., type: str}
     text: {description: Its current text (null when absent)., type: str}
+preview:
+  description:
+    - In check mode, when O(python) is not there yet (a fresh host, where the pytorch stage of a real run makes the
+      stack), what a real run would do instead of a fingerprint; nothing is read then. Absent otherwise.
+  returned: check mode, without the interpreter
+  type: str
 gpus:
   description:
     - The GPUs the driver initialised, in bus order, read from the same C(/proc/driver/nvidia/gpus) files as the
@@ -200,12 +206,14 @@ gpus:
   sample: [{pci_bus_id: "0000:01:00.0", name: NVIDIA GeForce RTX 5090, uuid: GPU-5f96d804-79b0-be28-4c35-32aed61c1c21}]
 """
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.output_dirs import problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import (
-    decide, fingerprint, gpu_models, input_path_problems)
+    decide, fingerprint, gpu_models, input_path_problems, missing_text, preview_text)
 
 
 def main():
@@ -234,6 +242,13 @@ def main():
     refused = problems(params["output_dirs"])
     if refused:
         module.fail_json(msg="; ".join(refused), output_dir_problems=refused)
+    if not module.check_mode and not os.path.isfile(params["python"]):
+        module.fail_json(msg=missing_text(params["python"]))
+    if module.check_mode and not os.path.isfile(params["python"]):
+        # a check run before the stack is made (a fresh host): nothing to fingerprint, check or benchmark yet
+        module.exit_json(changed=False, preview=preview_text(params["python"]), fingerprint={}, stored=None, reuse=False,
+                         reason="check mode: the stack is not there yet", changed_components=[], also=[], gpus=[],
+                         textfile={})
     current = fingerprint(params["python"], params["cuda_home"], params["collection_version"],
                           code=params["code"], settings=params["settings"])
     stored, problem = stored_results.read(params["results"])

@@ -175,7 +175,8 @@ options:
         not the job, so a run started again would measure beside the earlier run's benchmark. With this lock the
         second run waits for the first (at most O(lock_timeout) seconds), then fails naming its process id and how to
         stop it; nothing is measured then. Its directory is created (0755) when missing; a symbolic link is refused.
-        Omitted, no such lock is taken.
+        Omitted, no such lock is taken; in check mode it is taken only where the file is already there (a check run
+        creates no file).
     type: path
     version_added: 0.6.0
   lock_timeout:
@@ -401,9 +402,10 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.result_files import write_result
 
 
-def whole_run_lock(path, max_wait):
-    """The run's job lock (common/job_lock.py) on `path`, its directory made when missing; nothing without a path."""
-    if not path:
+def whole_run_lock(path, max_wait, check_mode=False):
+    """The run's job lock (common/job_lock.py) on `path`, its directory made when missing; nothing without a path,
+    nor in check mode where the lock file is not there yet (a check run stores nothing and creates no file)."""
+    if not path or (check_mode and not os.path.isfile(path)):
         return contextlib.nullcontext()
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
@@ -444,7 +446,7 @@ def main():
     # the children inherit this process's environment: a cache for a stack without bytecode (common/bytecode.py)
     finding = bytecode.apply(os.environ, python, module.params["bytecode_cache_dir"])
     try:
-        with whole_run_lock(module.params["job_lock"], module.params["lock_timeout"]):
+        with whole_run_lock(module.params["job_lock"], module.params["lock_timeout"], module.check_mode):
             document = run(dict(module.params, python=python, gpu_lock=lock), host)
     except (BenchmarkError, job_lock.JobBusy) as err:
         module.fail_json(msg=str(err))

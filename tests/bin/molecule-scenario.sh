@@ -2,8 +2,8 @@
 # tests/bin/molecule-scenario.sh SCENARIO — one molecule scenario, after tests/bin/molecule-prep.sh.
 # Its output goes to stdout and .build/molecule/SCENARIO.log, the time of each step to
 # .build/molecule/SCENARIO.steps (tests/bin/molecule_steps.py). Fails when molecule fails, when the
-# collection it would load is not the checkout's, or when molecule printed a WARNING or CRITICAL line
-# (a layout it would migrate, a glob that failed).
+# collection it would load is not the checkout's, when molecule printed a WARNING or CRITICAL line
+# (a layout it would migrate, a glob that failed), or when ansible-core warned that a task's args are a template.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -20,6 +20,12 @@ flock "/tmp/blackwell-pytorch-molecule-$s.lock" molecule test -s "$s" 2>&1 \
 rc=${PIPESTATUS[0]}
 if grep -aE $'^(\e\\[[0-9;]*m)*(WARNING|CRITICAL)(\e\\[[0-9;]*m)* ' "$out/$s.log" > "$out/$s.warnings"; then
   echo "molecule printed warnings or critical lines for $s:"; cat "$out/$s.warnings"
+  [ "$rc" != 0 ] || rc=1
+fi
+# ansible-core's warning for a task whose whole `args:` is a template: the roles pass their settings another way
+if grep -a 'Using a template for task args is unsafe' "$out/$s.log" > "$out/$s.argsplat"; then
+  echo "ansible-core warned of templated task args in $s (pass the settings as module_defaults, not args: \"{{ ... }}\"):"
+  cat "$out/$s.argsplat"
   [ "$rc" != 0 ] || rc=1
 fi
 echo "molecule $s steps: $(awk '{printf "%s%s %ss", (NR > 1 ? ", " : ""), $1, $2}' "$out/$s.steps")"

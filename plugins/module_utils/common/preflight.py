@@ -5,9 +5,38 @@
 
 One module call reads the host; these functions turn the reading into the `blackwell_preflight` fact,
 the refusals (whole sentences naming the host, in the order the role used to assert them: OS, GPU,
-stages, disk) and the one-line report, so the role needs no Jinja of its own.
+stages, disk; each ending with the command line that fixes it) and the one-line report, so the role
+needs no Jinja of its own. A refusal is said once per cause (one_per_cause), and several are numbered,
+one a line (numbered).
 """
 from __future__ import annotations
+
+
+def sentence(host, text):
+    """"HOST: text", with a full stop unless the text ends with one or with a command's closing quote."""
+    return "%s: %s%s" % (host, text, "" if text.endswith((".", '"')) else ".")
+
+
+def one_per_cause(entries):
+    """[(cause, message)] -> the messages, the first of each cause (a cause of None is never folded) and no message
+    twice, in their order."""
+    seen, out = set(), []
+    for cause, message in entries:
+        if not message or message in out or (cause is not None and cause in seen):
+            continue
+        seen.add(cause)
+        out.append(message)
+    return out
+
+
+def numbered(host, refusals):
+    """The failure message of several refusals: a line naming how many, then one numbered line each (a numbered
+    line reads as one in Ansible's [ERROR] text and in its failed result alike); one refusal is itself."""
+    refusals = [r for r in refusals if r]
+    if len(refusals) < 2:
+        return "".join(refusals)
+    return "%s: %d refusals, each with its fix; nothing was changed.\n%s" % (
+        host, len(refusals), "\n".join("%d. %s" % (index, text) for index, text in enumerate(refusals, 1)))
 
 
 def os_label(distribution, version, major_version):
@@ -27,21 +56,28 @@ def disk_shortfalls(disk):
         d["path"], float(d["min_free_gib"]), d["mount"], d["free_gib"]) for d in disk if not d.get("ok")]
 
 
-def refusals(host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stage_refusals, disk):
-    """Every reason to stop before a change, one message each (empty when the host may go on)."""
+def refusal_entries(host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stage_refusals, disk):
+    """Every reason to stop before a change, [(cause, message)] (empty when the host may go on): "os", "gpu", each
+    stage refusal ([(cause, text)]: stage_refusals.stage_refusals_by_cause) with its own cause, "disk"."""
     out = []
     if label not in supported_os and not allow_unsupported:
-        out.append("blackwell.pytorch supports %s; %s runs %s. Set preflight_allow_unsupported_os: true to try "
-                   "anyway (untested)." % (", ".join(supported_os), host, label))
+        out.append(("os", "blackwell.pytorch supports %s; %s runs %s. To try anyway (untested): "
+                          'make site ARGS="-e preflight_allow_unsupported_os=true"' % (", ".join(supported_os), host, label)))
     if gpu_count == 0 and require_gpu:
-        out.append("No NVIDIA GPU found on the PCI bus of %s. Set blackwell_require_gpu: false to provision "
-                   "without one (image builds, tests)." % host)
-    if stage_refusals:
-        out.append("%s: %s." % (host, ". ".join(stage_refusals)))
+        out.append(("gpu", "No NVIDIA GPU found on the PCI bus of %s. To provision without one (image builds, tests): "
+                           'make site ARGS="-e blackwell_require_gpu=false"' % host))
+    out += [(cause, sentence(host, text)) for cause, text in stage_refusals]
     shortfalls = disk_shortfalls(disk)
     if shortfalls:
-        out.append("Not enough free disk on %s: %s." % (host, "; ".join(shortfalls)))
+        out.append(("disk", "Not enough free disk on %s: %s." % (host, "; ".join(shortfalls))))
     return out
+
+
+def refusals(host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stage_refusals, disk):
+    """The messages of refusal_entries; stage_refusals: messages, or (cause, message) pairs."""
+    stages = [entry if isinstance(entry, tuple) else (None, entry) for entry in stage_refusals]
+    return [message for _cause, message in refusal_entries(
+        host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stages, disk)]
 
 
 def published(os_facts, supported_os, gpus, driver, require_gpu, secure_boot, headers, disk, nouveau, python, user,

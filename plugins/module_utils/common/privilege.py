@@ -24,26 +24,34 @@ def _words(names):
     return names[0] if len(names) == 1 else "%s and %s" % (", ".join(names[:-1]), names[-1])
 
 
-def root_refusal(what, user, plural=False):
+def root_refusal(what, user, plural=False, fix=""):
     """'' when the play runs as root (or its uid is unknown), else the refusal naming `become`.
 
     what: "the nvidia_driver role", "the driver, toolkit and pytorch stages", ...; plural: whether
     `what` takes "change" rather than "changes". user: {"uid", "name"} as preflight_facts reads them.
+    fix: what to do instead of the roles' sentence (setting become on the play or the command line's
+    -b / --become), for a caller that knows the command that runs the play.
     """
     user = user or {}
     uid = user.get("uid")
     if uid is None or str(uid).strip() in ("", "0"):
         return ""
-    return ("%s %s the host and %s root; this play runs as uid %s (%s). Set become: true on the play "
-            "(or -b / --become on the command line, with -K when sudo asks for a password)" % (
-                what, "change" if plural else "changes", "need" if plural else "needs", uid,
-                user.get("name") or "unknown user"))
+    return "%s %s the host and %s root; this play runs as uid %s (%s). %s" % (
+        what, "change" if plural else "changes", "need" if plural else "needs", uid, user.get("name") or "unknown user",
+        fix or "Set become: true on the play (or -b / --become on the command line, with -K when sudo asks for a "
+               "password)")
+
+
+# site.yml's command line with become (the form every refusal of the site's preflight ends with).
+SITE_BECOME = ('Run the play with become (become: true on the play), -K where sudo asks for a password: '
+               'make site ARGS="-b -K"')
 
 
 def stages_root_refusal(stages, user):
-    """The refusal for the stages of site.yml that would run without root ('' when none would)."""
+    """The refusal for the stages of site.yml that would run without root ('' when none would), ending with
+    site.yml's command line with become."""
     changing = changing_stages(stages)
     if not changing:
         return ""
     return root_refusal("the %s stage%s" % (_words(changing), "s" if len(changing) > 1 else ""), user,
-                        plural=len(changing) > 1)
+                        plural=len(changing) > 1, fix=SITE_BECOME)

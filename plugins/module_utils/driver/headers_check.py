@@ -78,15 +78,15 @@ def headers_refusal(headers, build, leave_out):
     headers: preflight_facts' kernel_headers ({"release", "installed", "package", "installable"}) or
     blackwell_preflight.kernel (the same with headers_ before the last three);
     build: whether a module will be built (build_planned); leave_out: how to run without the
-    driver stage where it is run from ("drop driver from blackwell_site_stages", ...).
+    driver stage where it is run from, ending with the command line (stage_refusals.site_leave_out,
+    plan.ROLE_LEAVE_OUT).
     """
     headers = _headers(headers)
     if not build or headers.get("installed") is True or str(headers.get("installed")).lower() == "true":
         return ""
     if not headers.get("package") or not not_installable(headers):
         return ""
-    return ("the driver stage builds the NVIDIA kernel module with DKMS for the running kernel %s, whose "
-            "headers are not installed, and the package lists offer no %s. Before anything changes, do one "
-            "of: install the headers of the running kernel (from where that kernel came); boot a kernel "
-            "whose headers the repositories have (the distribution's current kernel, with its headers "
-            "package), then run again; or %s" % (headers.get("release"), headers["package"], leave_out))
+    return ("the driver stage builds the NVIDIA kernel module with DKMS for the running kernel %s, whose headers are "
+            "not installed and not in the package lists (no %s). Install that kernel's headers from where the kernel "
+            "came, or boot a kernel whose headers the repositories have (the distribution's current one) and run "
+            "again, or %s" % (headers.get("release"), headers["package"], leave_out))

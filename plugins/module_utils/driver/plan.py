@@ -14,23 +14,25 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common import ve
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, inputs, policy
 
-# How a play that runs the nvidia_driver role leaves the driver alone.
-ROLE_LEAVE_OUT = ("leave the driver out: do not run the nvidia_driver role on this host (in site.yml: "
-                  "blackwell_site_stages without driver) and install the driver yourself")
+# How a play that runs the nvidia_driver role leaves the driver alone (ending with site.yml's command line).
+ROLE_LEAVE_OUT = ("install the driver yourself and leave the nvidia_driver role out on this host; in site.yml: "
+                  'make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify"')
 
 
 def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None, packages_text="",
                 upgrade=False, kernel="", os_family="Debian", parse=versions.parse, headers=None, user=None,
                 branch_checked=False):
     """{"ok", "msg", "flavor", "open_required", "flavor_msg", "action", "action_msg", "installed",
-    "apt_query", "headers_meta", "in_place", "headers_running"}.
+    "apt_query", "headers_meta", "in_place", "headers_running", "refused"}.
 
     The refusals before the plan's own: managing the driver without root (user: {"uid", "name"} as
     preflight reads them; privilege.root_refusal), and installing packages, whose DKMS build needs
     the running kernel's headers, where those are missing and not offered (headers:
     blackwell_preflight.kernel; headers_check.headers_refusal). in_place: the packages of the
     branch and flavor are installed and no upgrade is asked; headers_running: the running kernel's
-    headers package to install ('' when the lists do not offer it).
+    headers package to install ('' when the lists do not offer it); refused: each refusal on its own,
+    [{"cause": "root" | "headers" | "plan", "msg"}] ([] when ok; msg joins them), so that a caller that refused a
+    cause already (site.yml's preflight probe) says it once.
 
     gpus: ansible_facts.nvidia_gpus; loaded: ansible_facts.nvidia_driver; packages_text: the
     installed packages as "name<TAB>version<TAB>status" lines. A refused flavor leaves action
@@ -47,9 +49,10 @@ def driver_plan(gpus=(), flavor="auto", branch="580", manage="auto", loaded=None
     root = root_refusal("the nvidia_driver role", user) if plan["action"] == "manage" else ""
     headers_refused = headers_check.headers_refusal(
         headers, headers_check.build_planned(plan["action"], plan["in_place"]), ROLE_LEAVE_OUT) if plan["ok"] else ""
-    refusals = [r for r in (root, headers_refused) if r]
-    if refusals:
-        plan.update(ok=False, msg="; ".join(refusals + ([] if plan["ok"] else [plan["msg"]])))
+    plan["refused"] = [{"cause": cause, "msg": text} for cause, text in (
+        ("root", root), ("headers", headers_refused), ("plan", "" if plan["ok"] else plan["msg"])) if text]
+    if plan["refused"]:
+        plan.update(ok=False, msg="; ".join(entry["msg"] for entry in plan["refused"]))
     return plan
 
 

@@ -11,12 +11,22 @@ No Ansible import.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import sentence
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import inputs
 
 
 def plan_refusal(host, plan):
-    """The plan's refusal (flavor, branch, existing driver, root, kernel headers)."""
+    """The plan's refusals (flavor, branch, existing driver, root, kernel headers) in one message."""
     return "" if plan.get("ok") else "%s: %s." % (host, plan.get("msg"))
+
+
+def plan_refusals(host, plan):
+    """The plan's refusals one by one, [(cause, message)]: root, headers, the plan's own (flavor, branch, existing
+    driver), each naming the host (driver.plan's `refused`)."""
+    if plan.get("ok"):
+        return []
+    entries = plan.get("refused") or [{"cause": "plan", "msg": plan.get("msg")}]
+    return [(entry["cause"], sentence(host, entry["msg"])) for entry in entries]
 
 
 def repo_inputs_refusal(host, url, key_url, key_content, fingerprints, proxy):

@@ -15,7 +15,11 @@ becomes a refusal in the answer (ok false, msg), as the stage's own call would f
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import sentence
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import os_layout, state_call, toolkit_call
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import refusals as driver_refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_state import refusal_message
 
 # The repository's layout on the host (os_layout.repo_layout) is known only once the probe has read the OS, after
 # site.yml templated the driver stage's options: it renders them with these tokens for the layout's values (the
@@ -73,6 +77,33 @@ def answers(driver_options, toolkit_options, host, gpus, loaded, preflight, run,
         toolkit = toolkit_answer(toolkit_options, host, gpus, loaded, preflight,
                                  driver.get("status") if driver else None, run, has_program, warn, root)
     return {"driver": driver, "toolkit": toolkit}
+
+
+def refusal_entries(answered, host, user):
+    """The answers' refusals as [(cause, message)], each on its own: the driver's plan's by their causes ("root",
+    "headers", "plan": refusals.plan_refusals), the toolkit's and the PyTorch stage's run without root as "root" (the
+    rest of each stage's refusal keeps no cause), so that the preflight says a cause it refused already once.
+    user: {"uid", "name"} as the probe read it. pytorch: the PyTorch stage's answer, when asked (answered's key)."""
+    entries = []
+    driver = answered.get("driver")
+    if driver is not None and not driver["ok"]:
+        causes = dict((message, cause) for cause, message in driver_refusals.plan_refusals(host, driver.get("plan") or {}))
+        entries += [(causes.get(message), message) for message in driver.get("refusals") or [driver["msg"]]]
+    toolkit = answered.get("toolkit")
+    if toolkit is not None and not toolkit["ok"]:
+        root = root_refusal("the cuda_toolkit role", user)
+        problems = toolkit.get("problems") or []
+        if root and root in problems:
+            rest = [problem for problem in problems if problem != root]
+            entries += [("root", sentence(host, root))] + ([(None, refusal_message(host, rest))] if rest else [])
+        else:
+            entries.append((None, toolkit["msg"]))
+    pytorch = answered.get("pytorch")
+    if pytorch is not None and not pytorch["ok"]:
+        root = sentence(host, root_refusal("the pytorch role", user)) if root_refusal("the pytorch role", user) else ""
+        entries += [("root" if message == root else None, message)
+                    for message in pytorch.get("refusals") or [pytorch["msg"]]]
+    return entries
 
 
 def refusals(answered):

@@ -11,9 +11,24 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import (
     build_planned_before_plan, driver_packages_query, headers_refusal)
 
-# How a play leaves the driver stage out of site.yml.
-SITE_LEAVE_OUT = ("run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
-                  "installing the driver yourself")
+# The stages site.yml runs when blackwell_site_stages is not set (leaving the driver out of them).
+DEFAULT_STAGES = ("driver", "toolkit", "pytorch", "verify")
+
+
+def site_leave_out(stages, loaded=None, toolkit=None):
+    """How site.yml runs without its driver stage, ending with the command line: the play's stages but driver; and,
+    where the toolkit stage would then plan against no driver (none loaded; toolkit: the toolkit stage's options
+    without versions or driver version), the driver version it needs, which the next run would refuse otherwise."""
+    rest = [stage for stage in (stages or DEFAULT_STAGES) if stage != "driver"] or [
+        stage for stage in DEFAULT_STAGES if stage != "driver"]
+    args = "-e blackwell_site_stages=%s" % ",".join(rest)
+    needs_version = "toolkit" in rest and not (loaded or {}).get("loaded") and toolkit is not None \
+        and not toolkit.get("versions") and not str(toolkit.get("driver") or "").strip()
+    if not needs_version:
+        return 'install the driver yourself and leave the driver stage out: make site ARGS="%s"' % args
+    return ("install the driver yourself and leave the driver stage out (while no driver is loaded, the toolkit stage "
+            "needs the driver's version, VERSION below, e.g. 580.95.05): make site ARGS=\"%s "
+            "-e cuda_toolkit_driver_version=VERSION\"" % args)
 
 
 def query_package_manager(run, argv):
@@ -24,12 +39,19 @@ def query_package_manager(run, argv):
     return None if rc == 127 else (rc, out)
 
 
-def stage_refusals(run, stages, user, os_family, headers, driver):
-    """What the stages of site.yml cannot do here (privilege.stages_root_refusal, headers_check)."""
-    refusals = [stages_root_refusal(stages, user)]
-    headers_refused = headers_refusal(headers, True, SITE_LEAVE_OUT) if "driver" in stages else ""
+def stage_refusals_by_cause(run, stages, user, os_family, headers, driver, toolkit=None):
+    """What the stages of site.yml cannot do here, [(cause, message)]: ("root", privilege.stages_root_refusal) and
+    ("headers", headers_check.headers_refusal with site_leave_out); toolkit: the toolkit stage's options (None when
+    not asked)."""
+    refusals = [("root", stages_root_refusal(stages, user))]
+    headers_refused = headers_refusal(headers, True, site_leave_out(stages, driver, toolkit)) if "driver" in stages else ""
     if headers_refused and not driver.get("loaded"):  # the packages are asked for only then
         query = query_package_manager(run, driver_packages_query(os_family))
         if build_planned_before_plan(driver, query[1] if query else ""):
-            refusals.append(headers_refused)
-    return [r for r in refusals if r]
+            refusals.append(("headers", headers_refused))
+    return [(cause, message) for cause, message in refusals if message]
+
+
+def stage_refusals(run, stages, user, os_family, headers, driver, toolkit=None):
+    """The messages of stage_refusals_by_cause."""
+    return [message for _cause, message in stage_refusals_by_cause(run, stages, user, os_family, headers, driver, toolkit)]

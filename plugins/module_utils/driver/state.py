@@ -13,6 +13,7 @@ nvidia_driver_status a converged run publishes. No Ansible import, nothing read 
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import numbered
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import managed_files, openpgp, plan as driver_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, os_layout, policy, refusals
 
@@ -48,14 +49,14 @@ def plan_of(want, packages_text, parse=versions.parse):
 
 
 def refusals_of(want, found, plan):
-    """The refusals that need the host, in the order the role has always checked them: the plan's (flavor, driver
-    there, root, headers), Secure Boot, the MOK files, other sources of the repository. The inputs' own refusals
+    """The refusals that need the host, in the order the role has always checked them: the plan's (root, headers,
+    flavor or driver there: one message each), Secure Boot, the MOK files, other sources of the repository. The inputs' own refusals
     (branch, repository inputs, a reboot over the local connection) are the module's, made before the host is
     read (plugins/modules/nvidia_driver_state.py)."""
     host = want.get("host") or "this host"
     pre = _preflight(want)
     repo = want.get("repo") or {}
-    found_list = [refusals.plan_refusal(host, plan)]
+    found_list = [message for _cause, message in refusals.plan_refusals(host, plan)]
     found_list.append(refusals.secure_boot_refusal(host, (pre.get("secure_boot") or {}).get("state"), plan.get("action"),
                                                    want.get("mok_key"), want.get("mok_cert")))
     found_list.append(refusals.mok_files_refusal(host, want.get("mok_key"), want.get("mok_cert"),
@@ -208,7 +209,8 @@ def decide(want, found, parse=versions.parse):
     files = files_of(want, installed, family)
     for entry in files.values():
         entry["differs"] = current.get(entry["dest"]) != entry["content"]
-    return {"ok": not refused, "refusals": refused, "msg": " ".join(refused) if refused else plan.get("msg"),
+    return {"ok": not refused, "refusals": refused,
+            "msg": numbered(want.get("host") or "this host", refused) if refused else plan.get("msg"),
             "plan": plan, "installed": installed, "changes": changes, "converged": not refused and not changes,
             "files": files, "status": status_of(want, plan), "support_packages": support_packages(want),
             "commands": os_layout.commands(family, str(want.get("branch", "580")), plan.get("flavor"))}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import FILE, path_problems
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import numbered
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, refusals, state
 
 REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
@@ -77,9 +78,10 @@ def input_refusals(want):
     return [message for message in found if message]
 
 
-def refused(messages):
-    """The result of inputs refused before the host was read: nothing decided, nothing to change."""
-    return {"ok": False, "refusals": messages, "msg": " ".join(messages), "changes": [], "converged": False}
+def refused(messages, host="this host"):
+    """The result of inputs refused before the host was read: nothing decided, nothing to change (msg: the refusals
+    numbered, one a line, when there are several)."""
+    return {"ok": False, "refusals": messages, "msg": numbered(host, messages), "changes": [], "converged": False}
 
 
 def answer(want, run):
@@ -90,7 +92,7 @@ def answer(want, run):
     except ValueError as exc:
         raise StateCallError("%s: %s" % (want["host"], exc))
     if messages:
-        return refused(messages)
+        return refused(messages, want["host"])
     family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
     repo = want["repo"]
     probe = want["probe_argv"] or os_layout.probe_argv(family)

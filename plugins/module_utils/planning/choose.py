@@ -6,7 +6,8 @@ the version table, or what a package index holds).
 
 - a channel's predicted verdict per GPU (CHANNEL_SASS and the binary-compatibility rule);
 - the default release: the newest line with a channel that has native kernels for every GPU and a
-  CUDA the driver supports;
+  CUDA the driver supports, and every companion asked for on the index (a newer torch without one is
+  passed over, and a warning says so);
 - a requested version ("2.9.1", "2.9" for the newest patch, "2.9.1+cu128");
 - the channel of a version given without one, or a refusal naming builds that would work.
 
@@ -136,15 +137,17 @@ def _would_work(catalog, gpus, driver, parse):
 
 def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=versions.parse, catalog=None):
     """The newest torch release whose channel has native SASS for every GPU and whose CUDA the driver
-    supports, skipping lines where a wanted companion's version is unknown.
+    supports, skipping lines where a wanted companion's version is unknown and passing over those where the
+    index has none of it (a torch without a companion is only planned when pytorch_version names it).
 
-    Returns {"version", "channel", "reason"} or {"error"}. Without a known driver CUDA version the
-    driver is not held against any channel (the reason says so). catalog: planning.catalog (the
+    Returns {"version", "channel", "reason", "warnings"} or {"error"}: warnings names the newer torch releases
+    passed over for a missing companion (one sentence, none when nothing was). Without a known driver CUDA
+    version the driver is not held against any channel (the reason says so). catalog: planning.catalog (the
     version table when None).
     """
     catalog = catalog or table_catalog(parse)
     driver = parse_cuda(driver_cuda, parse)
-    skipped = []
+    skipped, bare = [], []
     for line in sorted(set(line_of(v, parse) for v in catalog["torch"]), reverse=True):
         version = newest_of_line(catalog, line, parse)
         if not version:
@@ -155,19 +158,46 @@ def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=vers
             skipped.append("%d.%d (no known %s)" % (line + (", ".join(missing),)))
             continue
         good = [c for c in channels(catalog, version) if channel_cuda(c) and _native(c, gpus) and _driver_ok(c, driver)]
-        if good:
-            channel = sorted(good, key=channel_cuda)[-1]
-            reason = "torch %s+%s: the newest line %s whose channel has native kernels for %s" % (
-                version, channel, _where(catalog), _sms(gpus))
-            reason += (" and whose CUDA %s the driver (CUDA %s) supports" % (cuda_text(channel_cuda(channel)), cuda_text(driver))
-                       if driver else "; the driver's CUDA version is unknown, so it was not considered")
-            if skipped:
-                reason += "; skipped %s" % "; ".join(skipped)
-            return {"version": version, "channel": channel, "reason": reason}
-        skipped.append("%d.%d (no channel fits)" % line)
+        if not good:
+            skipped.append("%d.%d (no channel fits)" % line)
+            continue
+        absent = [name for name in companions if known.get(name) == ""]
+        if absent:
+            bare.append((version, absent))
+            continue
+        channel = sorted(good, key=channel_cuda)[-1]
+        reason = "torch %s+%s: the newest line %s whose channel has native kernels for %s" % (
+            version, channel, _where(catalog), _sms(gpus))
+        reason += (" and whose CUDA %s the driver (CUDA %s) supports" % (cuda_text(channel_cuda(channel)), cuda_text(driver))
+                   if driver else "; the driver's CUDA version is unknown, so it was not considered")
+        if skipped:
+            reason += "; skipped %s" % "; ".join(skipped)
+        return {"version": version, "channel": channel, "reason": reason, "warnings": [_passed_over(bare, version, catalog)]
+                if bare else []}
+    if bare:
+        return {"error": "no torch release %s has every companion of pytorch_companions (%s) with a build for %s that "
+                         "driver CUDA %s supports: torch %s. Nothing was installed. Leave what is missing out of "
+                         "pytorch_companions, or install the newest torch without it: %s"
+                         % (_where(catalog), ", ".join(companions), ", ".join(gpu_label(g) for g in gpus) or "these GPUs",
+                            cuda_text(driver) or "unknown", _lacking(bare), _pin_command(bare[0][0]))}
     return {"error": "no torch release %s has a channel with native kernels for %s that driver CUDA %s "
                      "supports: update the NVIDIA driver or set pytorch_version and pytorch_cuda_channel"
                      % (_where(catalog), ", ".join(gpu_label(g) for g in gpus) or "these GPUs", cuda_text(driver) or "unknown")}
+
+
+def _lacking(bare):
+    """"2.15.0 (no torchvision, torchaudio), 2.14.1 (no torchaudio)": torch releases and the companions they lack."""
+    return ", ".join("%s (no %s)" % (version, ", ".join(names)) for version, names in bare)
+
+
+def _pin_command(version):
+    return 'make site ARGS="-e pytorch_version=%s"' % version
+
+
+def _passed_over(bare, chosen, catalog):
+    """The warning of a default choice that passed over newer torch releases for a companion the index lacks."""
+    return ("passed over torch %s %s: planned torch %s, the newest with every companion of pytorch_companions. To "
+            "install %s without them: %s" % (_lacking(bare), _where(catalog), chosen, bare[0][0], _pin_command(bare[0][0])))
 
 
 def resolve_version(requested, parse=versions.parse, catalog=None):

@@ -133,8 +133,9 @@ def access_refusal(params, tls, client_cert_text):
 
 
 def installer_refusal(params, uv_found):
-    """The refusal of installer uv without its executable on the host; None otherwise (pip is the venv's own)."""
-    if params.get("installer", "pip") != "uv" or uv_found:
+    """The refusal of installer uv without its executable on the host; None otherwise (pip is the venv's own), and
+    None in a check run where the tools role of the same play would install that uv first (params["uv_pending"])."""
+    if params.get("installer", "pip") != "uv" or uv_found or (params.get("uv") and params.get("uv_pending") == params["uv"]):
         return None
     return ("pytorch_installer is uv and pytorch_uv %s is not an executable file on %s: run the blackwell.pytorch.tools "
             "role first (it installs uv into blackwell_tools_venv when blackwell_tools_uv is true), set pytorch_uv to "

@@ -26,7 +26,6 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index impo
 # (the GPUs, the loaded driver's CUDA version) when the option is left out (None).
 PROBE_SUPPLIED = ("host", "user")
 PROBE_FILLED = ("gpus", "driver_cuda")
-FALLBACK_WARNING = "planned from the version table instead"  # offline_fallback took over: said as a warning
 
 
 class PlanCallError(Exception):
@@ -61,6 +60,8 @@ def argument_spec():
         trusted_hosts=dict(type="list", elements="str", default=[]),
         pip_extra_args=dict(type="list", elements="str", default=[], no_log=False),
         installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path", default=""),
+        # in a check run, the uv the play's tools role would install before this stage: its absence is no refusal
+        uv_pending=dict(type="path", default=""),
         root=dict(type="path", default=""), keep=dict(type="int", default=2), user=dict(type="dict", default={}),
         adopt_path=dict(type="path", default=""), profile_path=dict(type="path", default=""),
         profile_content=dict(type="str", default=""), check_results=dict(type="path", default=""),
@@ -167,8 +168,7 @@ def plan_and_answer(params, result, run, warn):
             client_cert=tls["client_cert"], trusted_hosts=tls["trusted_hosts"])
         planned = plan_stack(params, checked, read, hashes)
     for warning in (planned.get("plan") or {}).get("warnings") or ():
-        if warning.endswith(FALLBACK_WARNING):
-            warn(warning)
+        warn(warning)  # a companion left out or passed over, the offline fallback, ...: never only a clause of a line
     error = planned.pop("error")
     if error:
         raise PlanCallError(error, result)

@@ -12,7 +12,9 @@ read by wheel_index.plan):
 - always a channel for wheels: given, from a companion's label, or the version's build with
   native kernels for every GPU (choose.pick_channel), else a refusal naming builds that work;
 - companions from the same line and channel; an explicit companion from another line is
-  refused (pip would silently move torch to match it);
+  refused (pip would silently move torch to match it); one the index lacks makes the default choice
+  pass that torch over (choose.default_version), and leaves a requested torch without it, each said
+  in plan["warnings"];
 - a channel without kernels for some GPU (cu126 on sm_120) is refused before anything is
   installed, or sends `auto` to a source build;
 - pins for ONE pip call, and the stack name torch-<version>-<channel>.
@@ -69,9 +71,10 @@ def _mismatch(name, given, version, channel, expected, parse):
 
 def _companions(version, channel, explicit, wanted, parse, catalog, plan):
     """Companion versions for torch `version`, checking explicit ones; ({name: version}, error). A companion
-    the index lacks for the line is left out with a warning, or refused when its version was given."""
+    the index lacks for the line (which the default choice passes over: choose.default_version) is left out with
+    one warning naming them all, or refused when its version was given."""
     expected = companions_of(catalog, version)
-    chosen = {}
+    chosen, absent = {}, []
     for name in wanted:
         given = str(explicit.get(name) or "").strip()
         if given and expected.get(name) == "":
@@ -88,11 +91,14 @@ def _companions(version, channel, explicit, wanted, parse, catalog, plan):
         elif expected.get(name):
             chosen[name] = expected[name]
         elif expected.get(name) == "":
-            plan["warnings"].append("%s has no %s for torch %s: the stack is installed without it"
-                                    % (catalog["source"], name, version))
+            absent.append(name)
         else:
             return None, ("no %s version is known for torch %s: check the package index and set "
                           "pytorch_%s_version, or leave %s out of pytorch_companions" % (name, version, name, name))
+    if absent:
+        plan["warnings"].append("torch %s is installed without %s: %s has none for it. Leave pytorch_version empty for "
+                                "the newest torch that has them, or set pytorch_companions: [] to install torch alone"
+                                % (version, ", ".join(absent), catalog["source"]))
     return chosen, None
 
 
@@ -170,6 +176,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
         plan["torch"] = choice["version"]
         channel = channel or choice["channel"]
         plan["reason"] = choice["reason"]
+        plan["warnings"].extend(choice.get("warnings") or ())
     torch_version = plan["torch"]
     line_channels = channels(catalog, torch_version)
     source = method == "source"

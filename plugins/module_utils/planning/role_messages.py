@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The sentences the pytorch role reports and refuses with, built from its plan, its checks and its logs.
 
-- plan_summary(): the plan in one line (stack, pins, reason, warnings, predicted verdicts).
+- plan_summary(): the plan in one line (stack, pins, reason, predicted verdicts; its warnings are said apart).
 - missing_paths(): the wheelhouse / constraints / hashes paths that are not there, from `stat` results.
 - arch_refusal(): why TORCH_CUDA_ARCH_LIST cannot be built, "" when it can.
 - check_summary(): torch_cuda_check's verdicts and the policy that passed.
@@ -35,11 +35,11 @@ def elapsed(seconds):
 
 
 def plan_summary(plan):
-    """"torch-2.9.1-cu128 (wheel): torch==... ...; <reason>[; <warnings>]; predicted: <gpu verdict>, ..."."""
-    warnings = ("; " + "; ".join(plan["warnings"])) if plan.get("warnings") else ""
+    """"torch-2.9.1-cu128 (wheel): torch==... ...; <reason>; predicted: <gpu verdict>, ...". The plan's warnings
+    are no clause of it: pytorch_plan gives each as a warning of its own (plan_call.answer)."""
     predicted = ", ".join("%s %s" % (item["gpu"], item["verdict"]) for item in plan.get("verdicts") or [])
-    return "%s (%s): %s; %s%s; predicted: %s" % (
-        plan["stack"], plan["method"], " ".join(plan.get("pins") or []), plan.get("reason", ""), warnings,
+    return "%s (%s): %s; %s; predicted: %s" % (
+        plan["stack"], plan["method"], " ".join(plan.get("pins") or []), plan.get("reason", ""),
         predicted or "no GPU in the facts")
 
 

@@ -176,7 +176,8 @@ def published(state, plan, steps, check, current, build=None):
     a host already as asked the one that stands), its interpreter, torch release, channel and method (of `plan`,
     the plan this run installed), whether the host was already as asked, the gate's check in short ({reused,
     build}; null when no check ran) and, for a source plan, its wheel and whether this run built it, with the
-    build's progress lines (`build`: the build step's result, null when it did not run)."""
+    build's progress lines (`build`: the build step's result, null when it did not run), and the plan's warnings
+    (a newer torch passed over for a companion the index lacks, a companion left out, ...)."""
     plan = plan or {}
     torch_build = dict((check or {}).get("build") or {})
     stack = state.get("stack") if state.get("converged") else (steps or {}).get("stack")
@@ -193,6 +194,7 @@ def published(state, plan, steps, check, current, build=None):
         "converged": bool(state.get("converged")),
         "check": {"reused": bool((check or {}).get("reused")), "build": torch_build} if check else None,
         "source": source,
+        "warnings": list(plan.get("warnings") or ()),  # a companion left out or passed over, ...: site.yml's summary
     }
 
 

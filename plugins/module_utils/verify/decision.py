@@ -71,14 +71,35 @@ def from_memo(memo, plan, force):
             "changed_components": changed, "gpus": memo.get("gpus") or [], "textfile": memo.get("textfile")}
 
 
+def pending_change(options):
+    """In a check run, what the verify role says instead of verifying when the pytorch stage of this play would change
+    the stack behind its interpreter (`pytorch`: the blackwell_pytorch fact, not converged, for the same python):
+    that stack is not there yet; '' otherwise."""
+    stage = options.get("pytorch") if isinstance(options.get("pytorch"), dict) else {}
+    if not options.get("check_mode") or not stage or stage.get("converged"):
+        return ""
+    if stage.get("python") != options.get("python"):
+        return ""
+    return ("check mode: the pytorch stage of this run would change the stack behind %s (to %s), so the new stack is "
+            "neither checked nor benchmarked now; a run without --check checks it with torch_cuda_check, benchmarks it "
+            "and stores verify.json" % (options.get("python"), stage.get("stack") or "a new stack"))
+
+
 def decision(plan, memo=None, run=None, published=None, options=None):
-    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components, textfile}.
+    """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components, textfile, preview}.
 
     `plan` is verify_plan's answer, `memo` the blackwell_cuda_check fact, `run` the role's stack_fingerprint
     result (empty before it ran, skipped when the memo served), `published` the blackwell_verify fact, `options`
-    {python, cuda_home, force}. textfile: the verification textfile as the answer read it ({path, text}; None
-    when the answer does not say: the textfile step then writes and lets result_files compare)."""
+    {python, cuda_home, force, check_mode, pytorch (the blackwell_pytorch fact)}: a check run whose pytorch stage
+    would change the stack behind `python` previews (pending_change()) without a call. textfile: the verification
+    textfile as the answer read it ({path, text}; None
+    when the answer does not say: the textfile step then writes and lets result_files compare). preview: what a check
+    run says of a stack that is not there yet (the fingerprint call's `preview`; '' otherwise): nothing is measured."""
     options = options or {}
+    pending = pending_change(options)
+    if pending and not plan.get("refusals"):  # a refused request fails in the role's own call, in check mode too
+        return {"call": False, "source": "check mode", "reuse": False, "stored": None, "fingerprint": {}, "gpus": [],
+                "reason": pending, "changed_components": [], "textfile": None, "preview": pending}
     if memo_usable(memo, plan, options, published):
         return dict(from_memo(memo, plan, options.get("force")), call=False, source="blackwell_cuda_check")
     run = run if isinstance(run, dict) and not run.get("skipped") else {}
@@ -87,4 +108,4 @@ def decision(plan, memo=None, run=None, published=None, options=None):
     return {"call": True, "source": "stack_fingerprint", "reuse": reuse,
             "stored": run.get("stored"), "fingerprint": run.get("fingerprint") or {},
             "gpus": run.get("gpus") or [], "reason": reason, "changed_components": changed,
-            "textfile": run.get("textfile")}
+            "textfile": run.get("textfile"), "preview": run.get("preview") or ""}

@@ -114,6 +114,20 @@ def fingerprint(python, cuda_home, collection_version, root="/", code="", settin
     return result
 
 
+def missing_text(python):
+    """The refusal of a stack interpreter `python` that is not there (a run without --check)."""
+    return ("the stack's interpreter %s (verify_python) is not there: give the interpreter of the stack to verify, "
+            "e.g. -e verify_python=/opt/pytorch/current/bin/python (the pytorch stage of site.yml makes "
+            "<pytorch_root>/current)" % python)
+
+
+def preview_text(python):
+    """What a check run says of a stack whose interpreter `python` is not there yet (a fresh host)."""
+    return ("check mode: %s is not there yet (a run without --check makes the stack in the pytorch stage), so it is "
+            "neither checked nor benchmarked now; a run without --check checks it with torch_cuda_check, benchmarks it "
+            "and stores verify.json" % python)
+
+
 def differences(stored, current):
     """Components that differ (every component when there is no stored fingerprint)."""
     if not isinstance(stored, dict):

@@ -78,10 +78,13 @@ def _missing(name):
 
 def host_entry(name, document):
     """One host of the fleet document (a host without a result is listed as missing, and so is one whose result is
-    damaged, naming its file and what is wrong; a deferred busy result has status "busy", neither passed nor
-    failed)."""
+    damaged, naming its file and what is wrong; a deferred busy result has status "busy", and a check run's preview
+    of a stack not there yet "preview", neither passed nor failed)."""
     if not isinstance(document, dict) or "passed" not in document:
         return _missing(name)
+    if document.get("preview") is True:  # a check run before the stack was there: nothing was verified
+        return dict(_missing(name), status="preview", source="this run",
+                    message=str(document.get("message") or "check mode: not verified"))
     damaged = stored.problems(document)
     if damaged:
         results = document.get("results") if isinstance(document.get("results"), str) else "verify.json"

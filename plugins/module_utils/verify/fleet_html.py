@@ -10,7 +10,7 @@ bar's text naming the GPU and its model. The flagged figures come first (below t
 their model, below their peers, or dropped since their previous verification, with clock-event reasons
 and clocks), then a row per host and GPU (each GPU with its own verdict; failed, flagged, slowed,
 busy and stored results highlighted, each stored result with its age), the charts, the P2P matrix and
-all-reduce of each multi-GPU host, a sparkline per host and GPU of each key figure over the reports,
+all-reduce of each multi-GPU host, a sparkline per host and GPU (with its model) of each key figure over the reports,
 and the failures. Every text from a result is escaped. Pure functions, no Ansible import.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fl
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import SLOW_REASONS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_report import (
-    gpu_cells, require_fleet, summary_text)
+    NOT_JUDGED, gpu_cells, require_fleet, summary_text)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
     CPU_KEY_TESTS, KEY_TESTS, figure_text, gpu_text)
 
@@ -121,7 +121,7 @@ def svg_chart(report, test):
 
 
 def _row_class(host, row):
-    if host["status"] == "busy":
+    if host["status"] in NOT_JUDGED:
         return "busy"
     cls = "pass" if row["verdict"] == "passed" else "fail"
     if cls == "pass" and row["flags"]:
@@ -226,9 +226,24 @@ def sparkline(points, title):
                 coords[-1].split(",")[0], coords[-1].split(",")[1], COLORS["ok"]))
 
 
+def _series_labels(report):
+    """{host: {"GPU 0": "GPU 0 NVIDIA H200", "cpu": "cpu"}}: the GPU of each trend series named with its model, from
+    the host's entry, else from the result it last had (a host without a result this run)."""
+    labels = {}
+    for host in report["hosts"]:
+        found = labels.setdefault(host["host"], {})
+        for entry in (host, host.get("last_result")):
+            for row in fleet_hosts.gpu_rows(entry) if isinstance(entry, dict) else []:
+                if row["label"] != "-":
+                    found.setdefault("cpu" if row["gpu"] is None else "GPU %s" % row["gpu"], row["label"])
+    return labels
+
+
 def trend_section(report):
-    """A row per host and GPU, a sparkline per key figure over the reports (the document's `trend`), or ""."""
+    """A row per host and GPU (named with its model), a sparkline per key figure over the reports (the document's
+    `trend`), or ""."""
     trend = report.get("trend") if isinstance(report.get("trend"), dict) else {}
+    labels = _series_labels(report)
     rows, tests = [], [test for test in KEY_TESTS + CPU_KEY_TESTS if any(
         name.endswith(" " + test) for series in trend.values() for name in series)]
     tests = sorted(set(tests), key=tests.index)
@@ -238,6 +253,7 @@ def trend_section(report):
             gpu, test = name.rsplit(" ", 1)
             by_gpu.setdefault(gpu, {})[test] = points
         for gpu, series in sorted(by_gpu.items()):
+            gpu = labels.get(host, {}).get(gpu, gpu)
             cells = ["<td>%s</td><td>%s</td>" % (_esc(host), _esc(gpu))]
             for test in tests:
                 points = series.get(test)
@@ -279,7 +295,7 @@ def html(report):
     for test, chart in zip(tests, charts):
         body.append('<h2 id="%s">%s</h2>%s' % (_esc(test), _esc(test), chart))
     body += [section for section in (multi_gpu_section(report), trend_section(report)) if section]
-    failed = [host for host in hosts if not host["passed"] and host["status"] != "busy"]
+    failed = [host for host in hosts if not host["passed"] and host["status"] not in NOT_JUDGED]
     if failed:
         body.append("<h2>Failures</h2><ul>")
         body += ['<li class="fail"><b>%s</b>: %s</li>' % (_esc(h["host"]), _esc(h["message"])) for h in failed]

@@ -10,7 +10,7 @@ busy (neither passed nor failed), and every GPU figure is checked against what i
 expected to reach and against its peers (fleet_outliers.py; the P2P pairs and the all-reduce
 against their expected figure, fleet_multi.py) and against its own previous verification
 (fleet_history.py); `trend` holds each key figure's series over the reports (fleet_trend.py).
-markdown() renders it, a row per GPU; fleet_html.py renders the HTML page. Pure functions, no
+markdown() renders it, a row per GPU named with its model; fleet_html.py renders the HTML page. Pure functions, no
 Ansible import.
 """
 from __future__ import annotations
@@ -20,10 +20,12 @@ import re
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
     fleet_history, fleet_hosts, fleet_multi, fleet_outliers, fleet_trend)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import host_entry
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import figures_line
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import figure_text
 
 SCHEMA = "blackwell.pytorch.fleet/1"
 DEFAULTS = {"outlier_ratio": 0.9, "drop_ratio": 0.9, "expected_floor": 0.75}
+# neither passed nor failed: a result deferred while other users' processes held the GPUs, a check run's preview
+NOT_JUDGED = ("busy", "preview")
 # accepted for one release, and ignored with a note in the report's settings
 DEPRECATED = {"peak_floor": "peak_floor is deprecated and ignored: a figure is compared with the figure expected of "
                             "its GPU model (expected_floor) and with its peers, never with the theoretical peak"}
@@ -45,7 +47,7 @@ def _entry(name, document, remembered, in_play):
     when it is not in this play, else missing (keeping what it had before as `last_result`, as a busy host
     does)."""
     entry = host_entry(name, document)
-    if entry["status"] == "busy":
+    if entry["status"] in NOT_JUDGED:
         if remembered is not None:  # kept for the reports after, as a missing host keeps it
             entry["last_result"] = dict((key, value) for key, value in remembered.items() if key != "flags")
     elif entry["status"] != "missing":
@@ -129,8 +131,9 @@ def fleet(documents, previous=None, play_hosts=None, settings=None):
     return {"schema": SCHEMA, "created": created, "hosts": hosts, "settings": values,
             "previous": _previous_report(prior, problem, created),
             "passed": [h["host"] for h in hosts if h["passed"]],
-            "failed": [h["host"] for h in hosts if not h["passed"] and h["status"] != "busy"],
+            "failed": [h["host"] for h in hosts if not h["passed"] and h["status"] not in NOT_JUDGED],
             "busy": [h["host"] for h in hosts if h["status"] == "busy"],
+            "preview": [h["host"] for h in hosts if h["status"] == "preview"],
             "stale": [h["host"] for h in hosts if h["source"] == "stored"],
             "missing": [h["host"] for h in hosts if h["status"] == "missing"],
             "flagged": [h["host"] for h in hosts if h["flags"]],
@@ -177,6 +180,8 @@ def summary_text(report):
         report["created"] or "-", len(report["passed"]), len(report["failed"]))
     if report.get("busy"):
         text += ", busy (another process on a GPU: not judged): %d" % len(report["busy"])
+    if report.get("preview"):
+        text += ", check mode (the stack not there yet: not verified): %d" % len(report["preview"])
     text += "."
     if report.get("stale"):
         text += " Not in this play, shown from their stored result: %d." % len(report["stale"])
@@ -191,9 +196,9 @@ def summary_text(report):
 
 
 def gpu_cells(host, row):
-    """The cells of one GPU row that both renderers show: GPU, verdict, key figures, slowdowns, flags."""
-    return ["-" if row["label"] == "-" else "cpu" if row["gpu"] is None else str(row["gpu"]),
-            gpu_verdict_text(host, row), figures_line(row["figures"]) if row["figures"] else "-",
+    """The cells of one GPU row that both renderers show: the GPU and its model ("GPU 0 NVIDIA GeForce RTX 4090",
+    "cpu", "-"), verdict, key figures (the model is in the GPU cell beside them), slowdowns, flags."""
+    return [row["label"], gpu_verdict_text(host, row), ", ".join(figure_text(fig) for fig in row["figures"]) or "-",
             ", ".join(row["slow_reasons"]) or "-",
             ", ".join(sorted(set("%s %s" % (f["kind"], f["test"]) for f in row["flags"]))) or "-"]
 
@@ -235,7 +240,7 @@ def markdown(report):
         lines += ["- **%s**: %s" % (md_cell(host["host"]),
                                     md_cell("%s (deferred at %s)" % (verdict_text(host), host["written"])))
                   for host in busy]
-    failed = [host for host in report["hosts"] if not host["passed"] and host["status"] != "busy"]
+    failed = [host for host in report["hosts"] if not host["passed"] and host["status"] not in NOT_JUDGED]
     if failed:
         lines += ["", "## Failures", ""]
         lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(host["message"])) for host in failed]

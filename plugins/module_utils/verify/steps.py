@@ -56,11 +56,14 @@ def textfile(decision, directory):
     return {"path": path, "content": content, "write": not known or found.get("text") != content}
 
 
-def files(reuse, health, container, judged=None, fingerprint=False, metrics=None):
+def files(reuse, health, container, judged=None, fingerprint=False, metrics=None, preview=False):
     """The task files the role includes, in order; `fingerprint`: its own stack_fingerprint call is still to be
-    made (fingerprint.yml alone, which includes the rest after the call); `metrics`: textfile()'s answer."""
+    made (fingerprint.yml alone, which includes the rest after the call); `metrics`: textfile()'s answer;
+    `preview`: a check run found no stack yet (the verdict alone, which says so)."""
     if fingerprint:
         return [FINGERPRINT]
+    if preview:
+        return ["verdict.yml"]  # a check run before the stack is there: the verdict says what a real run does
     read = health_file(reuse, health, judged)
     rewrite = [VERIFY_TEXTFILE] if reuse and (metrics or {}).get("write") else []
     return (["benchmark.yml"] if not reuse else [read] if read else []) + rewrite + ["verdict.yml"] + (
@@ -95,4 +98,5 @@ def steps(decision, judge, options):
     metrics = dict(NO_TEXTFILE) if waiting else textfile(decision, options.get("textfile_dir") or "")
     return [{"file": name, "decision": decision, "health": judged, "textfile": metrics}
             for name in files(bool(decision.get("reuse")), bool(options.get("health")),
-                              bool(options.get("container")), judged, waiting, metrics)]
+                              bool(options.get("container")), judged, waiting, metrics,
+                              bool(decision.get("preview")))]

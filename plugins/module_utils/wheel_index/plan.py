@@ -10,7 +10,8 @@ module, which plans from it with resolve.resolve_stack, so the rules (channel ch
 driver, companions, pins) are the version table's; with_index() adds what the reading found to the plan.
 
 Which builds are read: the requested version, the newest patch of the requested line, or for the
-default choice the newest patch of each of the newest LINES_READ lines; a labelled build costs
+default choice the newest patch of each of the newest LINES_READ lines, and of older ones (MORE_LINES at most)
+while none read has every companion asked for (the default choice passes over a torch without them); a labelled build costs
 nothing, an unlabelled one (PyPI, a mirror) a metadata file or three range requests, and so does
 each companion candidate. Every listed version is named in refusals. Python 3.9, stdlib only, no Ansible import.
 """
@@ -29,6 +30,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.file
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.listing import list_project
 
 LINES_READ = 3
+MORE_LINES = 3  # older lines read at most for the default choice while no line read has every companion
 
 
 def _line(wheel):
@@ -43,7 +45,9 @@ def _by_version(wheels):
 
 
 def _wanted_versions(by_version, requested):
-    """The torch versions whose unlabelled builds get read, newest first."""
+    """The torch versions whose unlabelled builds get read, newest first: the requested one, or for the default
+    choice the newest patch of every line (index_catalog reads the first LINES_READ, and older ones only while none
+    read has every companion)."""
     finals = [v for v in by_version if all(w["final"] for w in by_version[v])]
     parsed = parse_version(requested) if requested else None
     if parsed:
@@ -58,8 +62,6 @@ def _wanted_versions(by_version, requested):
         if line not in lines:
             lines.add(line)
             newest.append(version)
-        if len(lines) >= LINES_READ:
-            break
     return newest
 
 
@@ -87,6 +89,11 @@ def _companion(name, torch_version, channel, label, wheels, fetch, python_tag, a
     return ""
 
 
+def _has_every(catalog, companions):
+    """Whether a torch version read so far has every wanted companion on the index."""
+    return any(all(found.get(name) for name in companions) for found in catalog["companions"].values())
+
+
 def index_catalog(index_url, python_tag, platform, fetch, requested="", companions=COMPANIONS):
     """A planning.catalog of the index for CPython `python_tag` on Linux `platform` (see the module)."""
     python_tag, arch = target_tags(python_tag, platform)
@@ -96,11 +103,13 @@ def index_catalog(index_url, python_tag, platform, fetch, requested="", companio
     by_version = _by_version(listed["torch"])
     if not by_version:
         raise IndexUnreachable(index_url, index_url, "it lists no torch wheel for %s on Linux %s" % (python_tag, arch))
-    wanted = set(_wanted_versions(by_version, requested))
+    newest = _wanted_versions(by_version, requested)
     catalog = {"source": "index %s" % redact(index_url), "index": True, "torch": {}, "companions": {}, "notes": [],
                "listed": sorted(by_version, key=lambda v: versions.parse(v)["key"]), "read": {}}
     cache = {}
-    for version in sorted(wanted, key=lambda v: versions.parse(v)["key"]):
+    for count, version in enumerate(newest):
+        if count >= LINES_READ + MORE_LINES or (count >= LINES_READ and _has_every(catalog, companions)):
+            break  # an older line is read only while no line read has every companion (the default choice's rule)
         builds = {}
         for wheel in by_version[version]:
             found = wheel_class.classify(wheel, fetch, python_tag, arch, cache)

@@ -29,11 +29,13 @@ def test_the_processes_text_is_the_module_s():
 
 @pytest.mark.parametrize("task_file, template, values", [
     (("roles", "verify", "tasks", "verdict.yml"),
-     "{{ inventory_hostname }}: {{ __verify_deferred_text if blackwell_verify.deferred | default(false) else "
-     "__verify_passed_text }}|verification deferred ({{ _verify_results }}): {{ blackwell_verify.message }}; the GPUs "
+     "{{ inventory_hostname }}: {{ blackwell_verify.message if blackwell_verify.preview | default(false) else "
+     "__verify_deferred_text if blackwell_verify.deferred | default(false) else __verify_passed_text }}|"
+     "verification deferred ({{ _verify_results }}): {{ blackwell_verify.message }}; the GPUs "
      "were not measured, the next run verifies",
-     {"{{ inventory_hostname }}: {{ __verify_deferred_text if blackwell_verify.deferred | default(false) else "
-      "__verify_passed_text }}|": "ws-h200-01: ", "{{ _verify_results }}": "/var/lib/blackwell-pytorch/verify.json",
+     {"{{ inventory_hostname }}: {{ blackwell_verify.message if blackwell_verify.preview | default(false) else "
+      "__verify_deferred_text if blackwell_verify.deferred | default(false) else __verify_passed_text }}|":
+      "ws-h200-01: ", "{{ _verify_results }}": "/var/lib/blackwell-pytorch/verify.json",
       "{{ blackwell_verify.message }}": TEXT}),
     (("roles", "nvidia_driver", "tasks", "verify.yml"),
      "{{ inventory_hostname }} needs a reboot to load the driver ({{ __nvidia_driver_reboot_reason }}), but other "

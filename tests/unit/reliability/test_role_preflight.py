@@ -166,10 +166,12 @@ def test_a_reboot_over_the_local_connection_is_refused_in_preflight(play):
 
 
 def test_missing_uninstallable_headers_refused_in_driver_preflight(play):
-    _refused(play, "headers_gone", DRIVER_REFUSAL,
-             "the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64",
-             "the package lists offer no linux-headers-6.1.0-99-amd64", "install the headers of the running kernel",
-             "boot a kernel whose headers the repositories have", "do not run the nvidia_driver role on this host")
+    result = _refused(play, "headers_gone", DRIVER_REFUSAL,
+                      "the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64",
+                      "not in the package lists (no linux-headers-6.1.0-99-amd64)", "Install that kernel's headers",
+                      "boot a kernel whose headers the repositories have",
+                      "leave the nvidia_driver role out on this host")
+    assert result["msg"].endswith('make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify"'), result["msg"]
 
 
 @pytest.mark.parametrize("host,role,task", [

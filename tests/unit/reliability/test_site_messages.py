@@ -9,7 +9,10 @@ variables.
 """
 from __future__ import annotations
 
+import glob
 import os
+import pwd
+import shutil
 import sys
 
 import pytest
@@ -34,9 +37,9 @@ def test_an_empty_stage_list_is_refused_naming_the_variable_and_the_stages(tmp_p
     result = outcome(stdout, "ws")
     assert rc != 0 and result["failed_task"] == STAGES_REFUSAL, result
     assert result["msg"] == (
-        "blackwell_site_stages is %s: it names no stage, so nothing but the preflight would run. Name the stages to "
-        "run (known: %s), e.g. -e blackwell_site_stages=driver,toolkit,pytorch,verify, or leave "
-        "blackwell_site_stages unset for the default (driver, toolkit, pytorch, verify)." % (shown, KNOWN)), result
+        "blackwell_site_stages is %s: it names no stage, so nothing but the preflight would run. Leave "
+        "blackwell_site_stages unset for the default (driver, toolkit, pytorch, verify), or name the stages to run "
+        '(known: %s): make site ARGS="-e blackwell_site_stages=driver,toolkit,pytorch,verify"' % (shown, KNOWN)), result
     # refused by the preflight's assert: before the tools or any stage ran (only the validation and the read-only probe)
     assert all(name.startswith(("Validate the stages", "blackwell.pytorch.preflight : ")) for name in result["tasks"]), \
         result["tasks"]
@@ -118,3 +121,70 @@ def test_a_target_python_that_is_not_there_is_named_with_the_fix(tmp_path):
     assert "not found" in message and message.endswith(
         "). Point Ansible at a newer Python on the host: set ansible_python_interpreter in the inventory or on the "
         "command line (-e ansible_python_interpreter=/usr/bin/python3.11), after installing one where there is none."), message
+
+
+# The first contact of the issue this answers: a fresh Debian 12 host without a GPU, the play without root, the running
+# kernel's headers neither installed nor in the package lists. The kernel is the facts' (the fact cache, filled by a
+# play before), so the probe asks apt for linux-headers-6.1.0-99-amd64, which no list has.
+FRESH_FACTS = {"ansible_distribution": "Debian", "ansible_distribution_version": "12.7",
+               "ansible_distribution_major_version": "12", "ansible_os_family": "Debian", "ansible_kernel": "6.1.0-99-amd64"}
+NOBODY = 65534
+
+
+def _nvidia_on_the_bus():
+    for vendor in glob.glob("/sys/bus/pci/devices/*/vendor"):
+        with open(vendor) as handle:
+            if handle.read().strip() == "0x10de":
+                return True
+    return False
+
+
+def _as_a_user(tmp_path):
+    """(interpreter, uid, name): the play's Python as this user, or, run as root, as nobody (setpriv drops root for
+    the module's process: the probe reads the uid it really runs as)."""
+    if os.geteuid() != 0:
+        return sys.executable, os.geteuid(), pwd.getpwuid(os.geteuid()).pw_name
+    if not shutil.which("setpriv"):
+        pytest.fail("setpriv (util-linux) is needed to run the play's modules without root")
+    wrapper = tmp_path / "python-as-nobody"
+    wrapper.write_text("#!/bin/sh\nexec setpriv --reuid=%d --regid=%d --clear-groups %s \"$@\"\n" % (
+        NOBODY, NOBODY, sys.executable))
+    wrapper.chmod(0o755)
+    os.chmod(str(tmp_path), 0o755)  # nobody's process starts there
+    return str(wrapper), NOBODY, pwd.getpwuid(NOBODY).pw_name
+
+
+def test_a_fresh_host_gets_each_refusal_once_numbered_each_ending_with_its_command(tmp_path):
+    # was: the headers refusal twice in two wordings, the root refusal twice, glued without a separator ("...sudo
+    # asks for a password). the driver stage builds..."), 1,682 characters, no command line to run
+    if not glob.glob("/var/lib/apt/lists/*_Packages*"):
+        pytest.fail("no apt package lists on this machine (/var/lib/apt/lists): the probe cannot tell that the headers "
+                    "are not offered; run apt-get update (make test as root does it when it installs its tools)")
+    (tmp_path / "ansible.cfg").write_text("[defaults]\nfact_caching = jsonfile\nfact_caching_connection = %s\n"
+                                          % (tmp_path / "facts"))
+    rc, stdout, stderr = run(tmp_path, [{"ansible.builtin.set_fact": dict(FRESH_FACTS, cacheable=True)}], {"fresh": {}},
+                             check=False)
+    assert rc == 0, stdout + stderr
+    python, uid, name = _as_a_user(tmp_path)
+    (tmp_path / "host_vars").mkdir()  # host_vars/ beat the inventory's interpreter (playbook.run() sets it there)
+    (tmp_path / "host_vars" / "fresh.yml").write_text("ansible_python_interpreter: %s\nansible_pipelining: true\n" % python)
+    host = {"preflight_disk_checks": [], "pytorch_python": sys.executable}
+    rc, stdout, stderr = run(tmp_path, [], {"fresh": host}, playbook=SITE)
+    assert "plays" in stdout, stderr
+    result = outcome(stdout, "fresh")
+    assert rc != 0 and result["failed_task"] == STAGES_REFUSAL, result
+    refusals = ([] if _nvidia_on_the_bus() else [
+        'No NVIDIA GPU found on the PCI bus of fresh. To provision without one (image builds, tests): make site '
+        'ARGS="-e blackwell_require_gpu=false"']) + [
+        "fresh: the driver, toolkit and pytorch stages change the host and need root; this play runs as uid %d (%s). "
+        "Run the play with become (become: true on the play), -K where sudo asks for a password: make site "
+        'ARGS="-b -K"' % (uid, name),
+        "fresh: the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64, "
+        "whose headers are not installed and not in the package lists (no linux-headers-6.1.0-99-amd64). Install "
+        "that kernel's headers from where the kernel came, or boot a kernel whose headers the repositories have (the "
+        "distribution's current one) and run again, or install the driver yourself and leave the driver stage out "
+        "(while no driver is loaded, the toolkit stage needs the driver's version, VERSION below, e.g. 580.95.05): "
+        'make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify -e cuda_toolkit_driver_version=VERSION"']
+    assert result["msg"].split("\n") == ["fresh: %d refusals, each with its fix; nothing was changed." % len(refusals)] \
+        + ["%d. %s" % (index, text) for index, text in enumerate(refusals, 1)], result["msg"]
+    assert result["changed_before"] == [], result

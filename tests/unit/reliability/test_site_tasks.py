@@ -5,10 +5,11 @@
 skipped on a host where none has work.
 
 Every task costs each host a worker, skipped ones included, so a converged site.yml is as fast as its task
-list is short. Three runs of site.yml on this machine with the pytorch and verify stages (the unit layer's CPU
+list is short. Four runs of site.yml on this machine with the pytorch and verify stages (the unit layer's CPU
 torch venv adopted, verify on the CPU; the tools role left out by its tag: it would build a venv from an
 index): the second is converged and its task list per host is pinned here; the third, in check mode, runs
-the same list. The first installs the stack: the stages' include runs, and inside it the driver and toolkit
+the same list. Before them, a check run (`--check --diff`) on the fresh root previews the stages and makes
+nothing. The first installs the stack: the stages' include runs, and inside it the driver and toolkit
 stages, which are off, are each their `site` entry point's one task, skipped. No driver is loaded here, so the
 probe's GPU facts are final and the facts stage has no work either. The static list (`--list-tasks`) shows the
 include and no stage role's task.
@@ -16,6 +17,7 @@ include and no stage role's task.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -73,7 +75,7 @@ def _ran(stdout, host):
 
 
 @pytest.fixture(scope="module")
-def three_runs(tmp_path_factory):
+def site_runs(tmp_path_factory):
     if not os.path.exists(TORCH_PYTHON):
         pytest.fail("the CPU torch venv of the unit layer is missing: %s (make test builds it)" % TORCH_PYTHON)
     tmp_path = tmp_path_factory.mktemp("site-tasks")
@@ -83,25 +85,45 @@ def three_runs(tmp_path_factory):
             "verify_device": "cpu", "verify_tests": ["gemm_fp32"], "verify_gates": {"gemm_fp32": {"min_tflops": 0.0001}},
             "verify_results_dir": str(tmp_path / "results"), "verify_cuda_home": str(tmp_path / "no-cuda"),
             "verify_health": False, "fleet_report_dir": str(tmp_path / "reports")}
-    runs = []
-    for name in ("first", "second", "check"):
+    runs, made = [], {}
+    for name in ("fresh_check", "first", "second", "check"):
         workdir = tmp_path / name
         workdir.mkdir()
-        rc, stdout, stderr = run(workdir, [], {"ws": host}, check=name == "check", playbook=SITE, skip_tags=["tools"])
+        rc, stdout, stderr = run(workdir, [], {"ws": host}, check="check" in name, diff=name == "fresh_check",
+                                 playbook=SITE, skip_tags=["tools"])
         assert "plays" in stdout, stderr[-2000:]
         assert rc == 0 and outcome(stdout, "ws")["failed_task"] is None, (outcome(stdout, "ws"), stderr[-2000:])
         runs.append(stdout)
-    return runs
+        if name == "fresh_check":
+            made = dict((where, (tmp_path / where).exists()) for where in ("pytorch", "results", "reports"))
+    return runs[1:] + [runs[0], made]  # first, second, check, fresh_check, what fresh_check made
 
 
-def test_a_converged_host_pays_one_skipped_task_for_its_stages(three_runs):
-    ran = _ran(three_runs[1], "ws")
+def test_a_check_run_on_a_fresh_host_previews_every_stage_and_makes_nothing(site_runs):
+    """site.yml --check --diff before the stack exists: the pytorch stage plans it, verify says what a real run does
+    (the stack behind its interpreter would change), and neither the root nor the results or report directories are
+    made."""
+    fresh, made = site_runs[3], site_runs[4]
+    assert made == {"pytorch": False, "results": False, "reports": False}, made
+    summary = str([by_host["ws"]["msg"] for name, by_host in results(fresh) if name.startswith("Summary of this host")])
+    assert "'verify: PREVIEW, results in " in summary, summary
+    verdict = [by_host["ws"]["msg"] for name, by_host in results(fresh) if name == VERIFY + "Verification verdict"]
+    # the pytorch stage of this check run would adopt the CPU venv and point current at it: verify says so
+    assert len(verdict) == 1 and re.match(
+        r"ws: check mode: the pytorch stage of this run would change the stack behind /\S+/pytorch/current/bin/python "
+        r"\(to torch-[0-9.]+-cpu\), so the new stack is neither checked nor benchmarked now; a run without --check checks "
+        r"it with torch_cuda_check, benchmarks it and stores verify.json$", verdict[0]), verdict
+    assert outcome(fresh, "ws")["changed_before"], "the check run says what it would change"
+
+
+def test_a_converged_host_pays_one_skipped_task_for_its_stages(site_runs):
+    ran = _ran(site_runs[1], "ws")
     assert ran == CONVERGED, ran
     assert len(ran) == 15
 
 
-def test_the_first_run_enters_the_stages_where_a_roles_tag_selects_its_tasks(three_runs):
-    ran = _ran(three_runs[0], "ws")
+def test_the_first_run_enters_the_stages_where_a_roles_tag_selects_its_tasks(site_runs):
+    ran = _ran(site_runs[0], "ws")
     assert (STAGES, False) in ran, ran
     # the stages that are off: their `site` entry point's one task, skipped; the tools left out by their tag
     assert (DRIVER_SITE, True) in ran and (TOOLKIT_SITE, True) in ran, ran
@@ -109,13 +131,13 @@ def test_the_first_run_enters_the_stages_where_a_roles_tag_selects_its_tasks(thr
     assert [name for name, skipped in ran if name.startswith(PYTORCH) and not skipped], ran
 
 
-def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(three_runs):
-    assert _ran(three_runs[2], "ws") == CONVERGED
-    assert outcome(three_runs[2], "ws")["changed_before"] == []
+def test_a_check_run_of_a_converged_host_runs_the_same_tasks_and_skips_the_stages_that_are_off(site_runs):
+    assert _ran(site_runs[2], "ws") == CONVERGED
+    assert outcome(site_runs[2], "ws")["changed_before"] == []
 
 
-def test_the_converged_run_changes_nothing_and_reuses_the_stored_results(three_runs):
-    first, second, _check = three_runs
+def test_the_converged_run_changes_nothing_and_reuses_the_stored_results(site_runs):
+    first, second = site_runs[:2]
     assert outcome(first, "ws")["changed_before"], "the first run installs the stack and stores the results"
     assert outcome(second, "ws")["changed_before"] == []
     summary = str([by_host["ws"]["msg"] for name, by_host in results(second) if name.startswith("Summary of this host")])

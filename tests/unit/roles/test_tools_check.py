@@ -93,7 +93,9 @@ def test_the_role_runs_this_file_with_the_venvs_interpreter():
     assert role_vars["_tools_check_program"] == "{{ lookup('ansible.builtin.file', 'tools_check.py') }}"
     with open(os.path.join(ROOT, "roles", "tools", "tasks", "check.yml")) as handle:
         tasks = yaml.safe_load(handle)
-    assert tasks[0]["ansible.builtin.command"]["argv"] == "{{ [blackwell_tools_venv ~ '/bin/python', '-c', _tools_check_program] + _tools_packages }}"
+    # after the refusal of relative paths (the role alone), the check
+    assert "ansible.builtin.assert" in tasks[0] and tasks[0]["name"].startswith("Refuse a relative venv")
+    assert tasks[1]["ansible.builtin.command"]["argv"] == "{{ [blackwell_tools_venv ~ '/bin/python', '-c', _tools_check_program] + _tools_packages }}"
     # the role's one task includes the check unless the preflight probe found the venv holding the pins
     with open(os.path.join(ROOT, "roles", "tools", "tasks", "main.yml")) as handle:
         entry = yaml.safe_load(handle)

@@ -54,9 +54,11 @@ def _watch(stop, found):
             try:
                 with open("/proc/%s/cmdline" % pid, "rb") as handle:
                     line = handle.read().replace(b"\0", b" ").decode(errors="replace")
-                if " pip " in line and " install " in line and pid not in found["pip"]:
+                # keyed by pid and command line: a child caught between fork and exec still shows its parent's
+                # command line and environment, and is read again once it runs pip itself
+                if " pip " in line and " install " in line and (pid, line) not in found["pip"]:
                     with open("/proc/%s/environ" % pid, "rb") as handle:
-                        found["pip"][pid] = handle.read().split(b"\0")
+                        found["pip"][(pid, line)] = handle.read().split(b"\0")
             except OSError:
                 continue
             if SECRET in line:

@@ -95,7 +95,9 @@ def test_refused_inputs_return_before_the_host_is_read(run_module, tmp_path):
                   source_path=str(tmp_path / "nvidia-cuda.list"), proxy_path=str(tmp_path / "proxy"))))
     assert kind == "exit" and result["changed"] is False and not result["ok"] and not result["converged"], result
     assert result["refusals"] == [BRANCH_470, SHORT_ID, LOCAL_REBOOT] and result["changes"] == []
-    assert result["msg"] == " ".join(result["refusals"])
+    # several refusals: numbered, one a line, under a line that counts them (common/preflight.py numbered())
+    assert result["msg"].split("\n") == ["ws-5090-02: 3 refusals, each with its fix; nothing was changed."] + [
+        "%d. %s" % (index, text) for index, text in enumerate(result["refusals"], 1)]
     assert not marker.exists()  # the probe never ran
     assert "plan" not in result and "status" not in result  # nothing decided
     kind, result = run_module(nvidia_driver_state, args(tmp_path, probe_argv=marking(marker, PACKAGES)))

@@ -222,10 +222,10 @@ def test_missing_uninstallable_headers_refused_for_the_driver_stage(host, run_mo
     assert status == "exit" and result["kernel_headers"]["installable"] is False
     (refusal,) = result["refusals"]
     assert refusal.startswith("the driver stage builds the NVIDIA kernel module with DKMS for the running kernel "
-                              "6.1.0-99-amd64, whose headers are not installed, and the package lists offer no "
-                              "linux-headers-6.1.0-99-amd64.")
-    assert refusal.endswith("or run without the driver stage (blackwell_site_stages: toolkit,pytorch,verify), "
-                            "installing the driver yourself")
+                              "6.1.0-99-amd64, whose headers are not installed and not in the package lists (no "
+                              "linux-headers-6.1.0-99-amd64).")
+    assert refusal.endswith('or install the driver yourself and leave the driver stage out: '
+                            'make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify"')
     assert [c[0].rsplit("/", 1)[-1] for c in host.commands] == ["apt-cache", "dpkg-query"]
 
 
@@ -295,8 +295,8 @@ def test_an_unsupported_os_is_refused_or_warned_about_when_allowed(host, run_mod
             "distribution_version": "41", "distribution_major_version": "41", "host": "ws2",
             "supported_os": ["Debian 12", "Rocky 9"]}
     status, result = run_module(preflight_facts, args)
-    assert result["refused"] == ["blackwell.pytorch supports Debian 12, Rocky 9; ws2 runs Fedora 41. "
-                                 "Set preflight_allow_unsupported_os: true to try anyway (untested)."]
+    assert result["refused"] == ["blackwell.pytorch supports Debian 12, Rocky 9; ws2 runs Fedora 41. To try anyway "
+                                 '(untested): make site ARGS="-e preflight_allow_unsupported_os=true"']
     assert result["preflight"]["connection"] == {"type": "ssh", "local": False}
     status, result = run_module(preflight_facts, dict(args, allow_unsupported_os=True))
     assert result["refused"] == []
@@ -369,3 +369,47 @@ def test_a_pytorch_option_that_is_no_option_fails_the_probe(host, run_module):
     assert status == "fail" and result["msg"].startswith("pytorch: ") and "method" in result["msg"]
     status, result = run_module(preflight_facts, {"os_family": "Debian", "pytorch": {"python": "/x", "host": "y"}})
     assert status == "fail" and result["msg"].startswith("pytorch: ") and "host" in result["msg"]
+
+
+SITE_STAGES = ["driver", "toolkit", "pytorch", "verify"]
+# site.yml's driver and toolkit questions on a fresh host: the vendor's packages to install, no toolkit version set
+SITE_DRIVER = {"branch": "580", "kernel_headers": True, "persistenced": False, "blacklist_nouveau": False,
+               "uu_exclude": False, "repo": {"configure": False}}
+SITE_TOOLKIT = {"versions": [], "driver": ""}
+
+
+def test_each_cause_is_refused_once_and_each_refusal_ends_with_its_command(host, run_module, monkeypatch):
+    # was: the headers refusal twice (the probe's and the driver stage's answer, in two wordings) and root twice,
+    # glued into one blob ("...sudo asks for a password). the driver stage builds..."), no command line to run
+    monkeypatch.setattr(preflight_facts, "current_user", lambda: {"uid": 1000, "name": "alice"})
+    host.programs["apt-cache"] = (0, APT_NONE_99)
+    host.programs["dpkg-query"] = (1, "")  # no driver package installed
+    status, result = run_module(preflight_facts, dict(DEBIAN_99, host="ws", stages=SITE_STAGES, require_gpu=True,
+                                                      driver=SITE_DRIVER, toolkit=SITE_TOOLKIT))
+    assert status == "exit", result
+    assert result["refused"] == [
+        "No NVIDIA GPU found on the PCI bus of ws. To provision without one (image builds, tests): "
+        'make site ARGS="-e blackwell_require_gpu=false"',
+        "ws: the driver, toolkit and pytorch stages change the host and need root; this play runs as uid 1000 (alice). "
+        'Run the play with become (become: true on the play), -K where sudo asks for a password: make site ARGS="-b -K"',
+        "ws: the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64, whose "
+        "headers are not installed and not in the package lists (no linux-headers-6.1.0-99-amd64). Install that "
+        "kernel's headers from where the kernel came, or boot a kernel whose headers the repositories have (the "
+        "distribution's current one) and run again, or install the driver yourself and leave the driver stage out "
+        "(while no driver is loaded, the toolkit stage needs the driver's version, VERSION below, e.g. 580.95.05): "
+        'make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify -e cuda_toolkit_driver_version=VERSION"']
+    # the driver stage's answer refused the same two causes itself (the role alone says them so): folded above
+    assert not result["driver"]["ok"] and len(result["driver"]["refusals"]) == 2
+
+
+def test_the_driver_stages_headers_refusal_is_said_in_site_words_when_only_its_plan_sees_it(host, run_module):
+    # driver packages installed (the probe leaves the build to the driver's plan), an upgrade asked: only the
+    # driver stage's answer refuses the headers, and says how site.yml runs without that stage
+    host.programs["apt-cache"] = (0, APT_NONE_99)
+    host.programs["dpkg-query"] = (0, "nvidia-open\t580.95.05-1\tii \nnvidia-driver-pinning-580\t580.95.05-1\tii \n")
+    status, result = run_module(preflight_facts, dict(DEBIAN_99, host="ws", stages=["driver", "pytorch"],
+                                                      driver=dict(SITE_DRIVER, upgrade=True)))
+    assert status == "exit" and result["refusals"] == [], result
+    (refusal,) = result["refused"]
+    assert refusal.startswith("ws: the driver stage builds the NVIDIA kernel module with DKMS"), refusal
+    assert refusal.endswith('leave the driver stage out: make site ARGS="-e blackwell_site_stages=pytorch"'), refusal

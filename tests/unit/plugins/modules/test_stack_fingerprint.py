@@ -11,6 +11,8 @@ def venv(tmp_path):
     (site / "torch-2.13.0+cpu.dist-info").mkdir(parents=True)
     (site / "torch").mkdir()
     (site / "torch/version.py").write_text("__version__ = '2.13.0+cpu'\ncuda = None\ngit_version = 'abc'\n")
+    (tmp_path / "venv/bin").mkdir()
+    (tmp_path / "venv/bin/python").write_text("#!/bin/sh\n")  # read by path only: the fingerprint runs nothing
     return str(tmp_path / "venv/bin/python")
 
 
@@ -82,3 +84,18 @@ def test_refusals_fail_first_before_the_output_dirs_or_anything_is_read(tmp_path
     assert result["refusals"] == args["refusals"] and "fingerprint" not in result and "output_dir_problems" not in result
     status, result = run_module(stack_fingerprint, dict(args, refusals=[], output_dirs={}))
     assert status == "exit" and "fingerprint" in result
+
+
+def test_a_missing_interpreter_is_refused_naming_verify_python_and_previewed_in_check_mode(tmp_path, run_module):
+    """Before: the check ran on and torch_cuda_check failed later with "Python interpreter ... does not exist"."""
+    python = str(tmp_path / "pytorch/current/bin/python")
+    args = {"python": python, "results": str(tmp_path / "results/verify.json")}
+    status, result = run_module(stack_fingerprint, args)
+    assert status == "fail" and result["msg"] == (
+        "the stack's interpreter %s (verify_python) is not there: give the interpreter of the stack to verify, e.g. "
+        "-e verify_python=/opt/pytorch/current/bin/python (the pytorch stage of site.yml makes <pytorch_root>/current)"
+        % python)
+    status, result = run_module(stack_fingerprint, dict(args, _ansible_check_mode=True))
+    assert status == "exit" and result["reuse"] is False and result["fingerprint"] == {}
+    assert result["preview"].startswith("check mode: %s is not there yet (a run without --check makes the stack" % python)
+    assert not (tmp_path / "results").exists() and not (tmp_path / "pytorch").exists()

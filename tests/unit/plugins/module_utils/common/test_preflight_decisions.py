@@ -42,10 +42,11 @@ def test_every_refusal_in_the_roles_order_each_a_whole_message():
                              ["the pytorch stage changes the host and needs root", "second"], [DISK_OK, DISK_SHORT])
     assert got == [
         "blackwell.pytorch supports Ubuntu 24.04, Debian 12; ws runs Fedora 41. "
-        "Set preflight_allow_unsupported_os: true to try anyway (untested).",
-        "No NVIDIA GPU found on the PCI bus of ws. Set blackwell_require_gpu: false to provision without one "
-        "(image builds, tests).",
-        "ws: the pytorch stage changes the host and needs root. second.",
+        'To try anyway (untested): make site ARGS="-e preflight_allow_unsupported_os=true"',
+        "No NVIDIA GPU found on the PCI bus of ws. To provision without one (image builds, tests): "
+        'make site ARGS="-e blackwell_require_gpu=false"',
+        "ws: the pytorch stage changes the host and needs root.",
+        "ws: second.",
         "Not enough free disk on ws: /opt needs 20.0 GiB free and its mount / has 5.2 GiB.",
     ]
 

@@ -13,8 +13,11 @@ ROOT = {"uid": 0, "name": "root"}
 def test_non_root_refused_naming_become():
     assert stages_root_refusal(["driver", "toolkit", "pytorch", "verify"], ALICE) == (
         "the driver, toolkit and pytorch stages change the host and need root; this play runs as uid 1000 "
-        "(alice). Set become: true on the play (or -b / --become on the command line, with -K when sudo asks "
-        "for a password)")
+        "(alice). Run the play with become (become: true on the play), -K where sudo asks for a password: "
+        'make site ARGS="-b -K"')
+    # a role alone (not site.yml) keeps the roles' sentence
+    assert root_refusal("the nvidia_driver role", ALICE).endswith(
+        "Set become: true on the play (or -b / --become on the command line, with -K when sudo asks for a password)")
 
 
 def test_one_role_alone_speaks_in_the_singular():

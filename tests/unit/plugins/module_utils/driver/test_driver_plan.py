@@ -29,7 +29,7 @@ def test_manage_a_fresh_host(parse):
         "msg": "flavor open (auto: required by NVIDIA GeForce RTX 5090 (sm_120)); packages of branch 580 open managed",
         "installed": {"version": None, "branch": None, "flavor": None, "names": [], "held": [], "unheld": []},
         "apt_query": ["nvidia-driver-pinning-580", "nvidia-open", "nvidia-driver-580-open", "cuda-drivers-580"],
-        "headers_meta": "linux-headers-generic", "in_place": False, "headers_running": ""}
+        "headers_meta": "linux-headers-generic", "in_place": False, "headers_running": "", "refused": []}
 
 
 @PARSERS
@@ -112,10 +112,11 @@ def test_fresh_host_with_missing_uninstallable_headers_refused_with_what_to_do()
     plan = driver_plan([RTX5090], kernel="6.1.0-99-amd64", headers=HEADERS_GONE)
     assert plan["ok"] is False and plan["action"] == "manage" and plan["headers_running"] == ""
     assert plan["msg"].startswith("the driver stage builds the NVIDIA kernel module with DKMS for the running "
-                                  "kernel 6.1.0-99-amd64, whose headers are not installed, and the package lists "
-                                  "offer no linux-headers-6.1.0-99-amd64. Before anything changes")
-    assert plan["msg"].endswith("or leave the driver out: do not run the nvidia_driver role on this host (in "
-                                "site.yml: blackwell_site_stages without driver) and install the driver yourself")
+                                  "kernel 6.1.0-99-amd64, whose headers are not installed and not in the package "
+                                  "lists (no linux-headers-6.1.0-99-amd64). Install that kernel's headers")
+    assert plan["msg"].endswith("or install the driver yourself and leave the nvidia_driver role out on this host; in "
+                                'site.yml: make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify"')
+    assert [entry["cause"] for entry in plan["refused"]] == ["headers"] and plan["refused"][0]["msg"] == plan["msg"]
 
 
 def test_headers_the_lists_offer_are_installed_not_refused():
@@ -130,7 +131,7 @@ def test_driver_in_place_or_loaded_is_not_refused_for_headers():
     assert adopted["ok"] and adopted["action"] == "adopt"
     # an upgrade installs (and builds) again: refused
     moved = driver_plan([RTX5090], packages_text=DPKG_580_OPEN, upgrade=True, headers=HEADERS_GONE)
-    assert not moved["ok"] and not moved["in_place"] and "offer no linux-headers-6.1.0-99-amd64" in moved["msg"]
+    assert not moved["ok"] and not moved["in_place"] and "(no linux-headers-6.1.0-99-amd64)" in moved["msg"]
 
 
 def test_driver_role_without_root_refused_naming_become():

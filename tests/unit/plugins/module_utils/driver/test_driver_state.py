@@ -195,7 +195,8 @@ def test_every_refusal_is_returned_in_order():
                                                                        secure_boot={"state": "enabled"})),
                           converged_host(other_sources=[other]))
     assert [message.split(" ")[0] for message in result["refusals"]] == ["ws-5090-02:", "Secure", other]
-    assert result["msg"] == " ".join(result["refusals"])
+    assert result["msg"] == "ws-5090-02: 3 refusals, each with its fix; nothing was changed.\n%s" % "\n".join(
+        "%d. %s" % (index, message) for index, message in enumerate(result["refusals"], 1))
 
 
 def test_the_inputs_own_refusals_are_left_to_the_module():

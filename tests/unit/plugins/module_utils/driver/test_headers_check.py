@@ -21,10 +21,9 @@ def test_missing_uninstallable_headers_refused_with_what_to_do(headers):
     msg = headers_refusal(headers, True, LEAVE_OUT)
     assert msg == (
         "the driver stage builds the NVIDIA kernel module with DKMS for the running kernel 6.1.0-99-amd64, whose "
-        "headers are not installed, and the package lists offer no linux-headers-6.1.0-99-amd64. Before anything "
-        "changes, do one of: install the headers of the running kernel (from where that kernel came); boot a "
-        "kernel whose headers the repositories have (the distribution's current kernel, with its headers "
-        "package), then run again; or run without the driver stage")
+        "headers are not installed and not in the package lists (no linux-headers-6.1.0-99-amd64). Install that "
+        "kernel's headers from where the kernel came, or boot a kernel whose headers the repositories have (the "
+        "distribution's current one) and run again, or run without the driver stage")
 
 
 @pytest.mark.parametrize("change", [

@@ -190,3 +190,15 @@ def test_installer_uv_without_its_executable_is_refused_naming_pip():
     found = planned(dict(PARAMS, installer="uv", uv="/u"), uv_found=True)
     assert found["error"] is None and found["plan"]["stack"] == "torch-2.9.1-cu128"
     assert planned(dict(PARAMS, installer="pip", uv=""), uv_found=False)["error"] is None
+
+
+def test_a_check_run_whose_tools_role_installs_that_uv_first_is_not_refused():
+    """site.yml --check on a fresh host: the tools role of the same play would install uv before the stage."""
+    pending = planned(dict(PARAMS, installer="uv", uv="/opt/blackwell/tools/bin/uv",
+                           uv_pending="/opt/blackwell/tools/bin/uv"), uv_found=False)
+    assert pending["error"] is None and pending["plan"]["stack"] == "torch-2.9.1-cu128"
+    other = planned(dict(PARAMS, installer="uv", uv="/usr/local/bin/uv", uv_pending="/opt/blackwell/tools/bin/uv"),
+                    uv_found=False)
+    assert other["error"].startswith("pytorch_installer is uv and pytorch_uv /usr/local/bin/uv is not an executable file")
+    nothing = planned(dict(PARAMS, installer="uv", uv="", uv_pending=""), uv_found=False)
+    assert nothing["error"].startswith("pytorch_installer is uv and pytorch_uv (empty) is not an executable file")

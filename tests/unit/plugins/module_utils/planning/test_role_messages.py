@@ -36,13 +36,14 @@ def test_plan_summary_of_a_real_plan():
         "torch 2.9.1 as requested; predicted: GPU 0 (NVIDIA GeForce RTX 5090, sm_120) native")
 
 
-def test_plan_summary_without_gpus_and_with_warnings():
-    # No channel given: the plan still names one (the newest the driver supports), never "pypi" or None.
+def test_plan_summary_without_gpus_says_its_warnings_apart():
+    # No channel given: the plan still names one (the newest the driver supports), never "pypi" or None. Its warnings
+    # are no clause of the line (pytorch_plan gives them as warnings of their own).
     plan = dict(_plan(gpus=[], channel="", companions=["torchvision"]), warnings=["a", "b"])
     assert msgs.plan_summary(plan) == (
         "torch-2.9.1-cu130 (wheel): torch==2.9.1+cu130 torchvision==0.24.1+cu130; torch 2.9.1 as requested; "
         "channel cu130: the newest build of torch 2.9.1 in the matrix with native kernels for any GPU (none in the "
-        "facts) that driver CUDA 13.0 supports; a; b; predicted: no GPU in the facts")
+        "facts) that driver CUDA 13.0 supports; predicted: no GPU in the facts")
 
 
 def _stat(var, path, want_dir, **stat):

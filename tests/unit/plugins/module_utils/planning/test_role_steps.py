@@ -158,7 +158,7 @@ def test_published_fact_of_a_run_and_of_a_host_already_as_asked():
     assert rs.published(state, WHEEL, state["steps"], check, "/opt/pytorch/current/") == {
         "stack": "torch-2.9.1-cu128", "python": "/opt/pytorch/current/bin/python", "torch": "2.9.1+cu128",
         "channel": "cu128", "method": "wheel", "converged": False,
-        "check": {"reused": False, "build": {"torch_version": "2.9.1+cu128"}}, "source": None}
+        "check": {"reused": False, "build": {"torch_version": "2.9.1+cu128"}}, "source": None, "warnings": []}
     fell_back = rs.published(state, SOURCE, state["fallback_steps"], None, "/opt/pytorch/current")
     assert (fell_back["stack"], fell_back["method"], fell_back["torch"], fell_back["check"]) == (
         SOURCE["stack"], "source", "2.9.1", None)

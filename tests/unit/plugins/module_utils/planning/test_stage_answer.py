@@ -101,7 +101,7 @@ def test_a_host_found_as_asked_is_settled_with_what_the_role_publishes(tmp_path,
     assert settled["published"] == {
         "stack": "torch-2.9.1-cu128", "python": str(tmp_path / "pytorch" / "current" / "bin" / "python"),
         "torch": "2.9.1", "channel": "cu128", "method": "wheel", "converged": True,
-        "check": {"reused": True, "build": {}}, "source": None}
+        "check": {"reused": True, "build": {}}, "source": None, "warnings": []}
     # another host builds for the play: the role decides, reading that host's plan
     other = ask(options(python, build_host="builder", play_hosts=[HOST, "builder"], **check))
     assert other["facts"] is None and other["cuda_check"]["pythons"][0] == stack_python

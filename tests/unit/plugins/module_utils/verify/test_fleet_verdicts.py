@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 from markdown_it import MarkdownIt
 from test_fleet_report import _parse
@@ -129,10 +130,10 @@ def test_each_gpu_of_a_mixed_host_has_its_row_its_model_and_its_own_verdict():
             for gpu in host["gpus"]] == [(0, RTX4090, "geforce", "failed", ["memcpy min_gbps"]),
                                          (1, PRO6000, "workstation", "passed", [])]
     rows = md_rows(fleet_report.markdown(report))
-    assert [row[:3] for row in rows[1:]] == [["ws-mixed", "0", "failed: memcpy min_gbps"],
-                                             ["ws-mixed", "1", "passed (the host failed)"]]
-    assert rows[1][6].startswith("GPU 0 NVIDIA GeForce RTX 4090: gemm_bf16 151.7 TFLOP/s (0.92 of peak, ")
-    assert rows[2][6].startswith("GPU 1 %s: gemm_bf16 390 TFLOP/s (0.99 of expected, 0.77 of peak, " % PRO6000)
+    assert [row[:3] for row in rows[1:]] == [["ws-mixed", "GPU 0 NVIDIA GeForce RTX 4090", "failed: memcpy min_gbps"],
+                                             ["ws-mixed", "GPU 1 %s" % PRO6000, "passed (the host failed)"]]
+    assert rows[1][6].startswith("gemm_bf16 151.7 TFLOP/s (0.92 of peak, ")
+    assert rows[2][6].startswith("gemm_bf16 390 TFLOP/s (0.99 of expected, 0.77 of peak, ")
     page = fleet_html.html(report)
     html_rows = [row for row in _parse(page).rows if len(row) == 8 and row[0] == "ws-mixed"]
     assert [row[1:3] for row in html_rows] == [["GPU 0 NVIDIA GeForce RTX 4090", "failed: memcpy min_gbps"],
@@ -143,6 +144,43 @@ def test_each_gpu_of_a_mixed_host_has_its_row_its_model_and_its_own_verdict():
     memcpy = page.split('<h2 id="memcpy">')[1].split("</svg>")[0]
     assert ">GPU 0 NVIDIA GeForce RTX 4090: memcpy 554.4 GB/s (0.55 of peak, SM 1755 MHz)<" in memcpy
     assert memcpy.count('fill="#c0392b"') == 1 and memcpy.count('fill="#2e86c1"') == 1  # red: the 4090's bar alone
+
+
+def mixed_model_fleet():
+    """An RTX 4090 host, an RTX PRO 6000 Blackwell host (gemm_bf16 165 against 799 TFLOP/s would read alike as
+    "0.8 of peak"), and a host with both whose RTX PRO 6000 gave no figure (its benchmark child failed)."""
+    both = lab_result("ws-both", (RTX4090, PRO6000))
+    both["benchmark"]["devices"][1].update(figures={}, status="failed", error="CUDA error: an illegal memory access")
+    return fleet_report.fleet({"ws-4090": lab_result("ws-4090", (RTX4090,)), "ws-pro": lab_result("ws-pro", (PRO6000,)),
+                               "ws-both": both})
+
+
+def test_a_mixed_fleet_names_each_gpus_model_beside_its_figures_in_every_row_bar_and_trend():
+    report = mixed_model_fleet()
+    models = [("ws-4090", "GPU 0 %s" % RTX4090), ("ws-both", "GPU 0 %s" % RTX4090), ("ws-both", "GPU 1 %s" % PRO6000),
+              ("ws-pro", "GPU 0 %s" % PRO6000)]
+    # Markdown: the GPU column names the model, on a GPU without figures too; the figures follow without repeating it
+    rows = md_rows(fleet_report.markdown(report))
+    assert rows[0][1] == "GPU" and sorted((row[0], row[1]) for row in rows[1:]) == sorted(models)
+    by_gpu = dict(((row[0], row[1]), row) for row in rows[1:])
+    assert by_gpu[("ws-4090", "GPU 0 %s" % RTX4090)][6].startswith("gemm_bf16 147.2 TFLOP/s (0.89 of peak, ")
+    assert by_gpu[("ws-pro", "GPU 0 %s" % PRO6000)][6].startswith("gemm_bf16 406 TFLOP/s (1.03 of expected, 0.81 of ")
+    assert by_gpu[("ws-both", "GPU 1 %s" % PRO6000)][6] == "-"
+    page = fleet_html.html(report)
+    seen = _parse(page)
+    # HTML: a row per GPU with its model beside its figures
+    assert sorted((row[0], row[1]) for row in seen.rows if len(row) == 8 and row[0] != "host") == sorted(models)
+    # each bar's text names its GPU's model
+    for test in ("gemm_bf16", "memcpy", "sustained"):
+        chart = page.split('<h2 id="%s">' % test)[1].split("</svg>")[0]
+        texts = re.findall(r'<text x="436" y="\d+">([^<]*)</text>', chart)
+        assert [text.split(":")[0] for text in texts] == ["GPU 0 %s" % RTX4090, "GPU 0 %s" % RTX4090,
+                                                          "GPU 0 %s" % PRO6000], (test, texts)
+    # the trend's rows: a sparkline per host and GPU, the GPU named with its model
+    trend = page.split('<h2 id="trend">')[1]
+    assert [(row[0], row[1]) for row in _parse(trend).rows[1:]] == [
+        ("ws-4090", "GPU 0 %s" % RTX4090), ("ws-both", "GPU 0 %s" % RTX4090), ("ws-pro", "GPU 0 %s" % PRO6000)]
+    assert "<title>ws-pro GPU 0 %s gemm_bf16: " % PRO6000 in trend
 
 
 def test_an_older_result_without_per_gpu_judgement_gives_each_gpu_the_hosts_verdict():
@@ -207,7 +245,7 @@ def test_a_series_grows_across_two_reports_and_the_same_result_again_adds_nothin
     page = fleet_html.html(second)
     trend = page.split('<h2 id="trend">')[1]
     assert trend.count("<polyline") == 6 and "<script" not in page
-    assert "<title>lab-00 GPU 0 gemm_bf16: 819.1 on 2026-12-01T05:00:00Z, 700 on 2026-12-02T05:00:00Z</title>" in trend
+    assert "<title>lab-00 GPU 0 NVIDIA H200 gemm_bf16: 819.1 on 2026-12-01T05:00:00Z, 700 on 2026-12-02T05:00:00Z</title>" in trend
     assert 'points="3.0,3.0 117.0,21.0"' in trend  # from the top (the higher figure) down to the lower one
 
 

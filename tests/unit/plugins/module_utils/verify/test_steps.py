@@ -95,3 +95,12 @@ def test_each_step_carries_the_decision_and_the_judged_health():
     assert [step["file"] for step in got] == ["health_textfile.yml", "verdict.yml", "container.yml"]
     assert all(step["decision"] == decision and step["health"] == SERVES_CHANGED for step in got)
     assert [step["file"] for step in steps.steps({}, Judge(None), None)] == ["benchmark.yml", "verdict.yml"]
+
+
+def test_a_check_run_preview_includes_the_verdict_alone():
+    """No stack yet in a check run (the decision's `preview`): no check, benchmark, health read or container check."""
+    assert steps.files(False, True, True, NOT_SERVING, preview=True) == ["verdict.yml"]
+    preview = {"call": True, "reuse": False, "preview": "check mode: /opt/pytorch/current/bin/python is not there yet"}
+    got = steps.steps(preview, Judge(NOT_SERVING), {"health": True, "container": True, "fingerprinted": True})
+    assert [step["file"] for step in got] == ["verdict.yml"]
+    assert got[0]["decision"]["preview"] == "check mode: /opt/pytorch/current/bin/python is not there yet"

@@ -118,6 +118,8 @@ def _venv(tmp_path):
     (site / "torch-2.13.0+cpu.dist-info").mkdir(parents=True)
     (site / "torch").mkdir()
     (site / "torch/version.py").write_text("__version__ = '2.13.0+cpu'\ncuda = None\ngit_version = 'abc'\n")
+    (tmp_path / "venv/bin").mkdir()
+    (tmp_path / "venv/bin/python").write_text("#!/bin/sh\n")  # read by path only: the fingerprint runs nothing
     return str(tmp_path / "venv/bin/python")
 
 

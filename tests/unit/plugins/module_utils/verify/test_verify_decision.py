@@ -102,3 +102,35 @@ def test_a_verification_published_since_the_memo_was_taken_outdates_it(stack):
 def test_a_skipped_fingerprint_call_is_no_answer():
     got = decision.decision(plan(), {}, {"skipped": True, "changed": False}, {}, OPTIONS)
     assert (got["call"], got["reuse"], got["stored"]) == (True, False, None)
+
+
+def test_a_check_run_without_the_stack_yet_is_a_preview_that_measures_nothing():
+    """site.yml --check on a fresh host: stack_fingerprint answers `preview`; the role includes the verdict alone."""
+    text = fingerprint.preview_text("/opt/pytorch/current/bin/python")
+    assert text == ("check mode: /opt/pytorch/current/bin/python is not there yet (a run without --check makes the "
+                    "stack in the pytorch stage), so it is neither checked nor benchmarked now; a run without --check "
+                    "checks it with torch_cuda_check, benchmarks it and stores verify.json")
+    run = {"changed": False, "preview": text, "fingerprint": {}, "stored": None, "reuse": False,
+           "reason": "check mode: the stack is not there yet", "changed_components": [], "gpus": [], "textfile": {}}
+    got = decision.decision(plan(), {}, run, {}, OPTIONS)
+    assert (got["call"], got["reuse"], got["preview"]) == (True, False, text)
+    assert decision.decision(plan(), {}, dict(run, preview=None), {}, OPTIONS)["preview"] == ""
+
+
+def test_a_check_run_whose_pytorch_stage_would_change_the_stack_previews_without_a_call():
+    """The pytorch stage in this check run would move current (adopt, a new stack, an upgrade): verify says so."""
+    python = "/opt/pytorch/current/bin/python"
+    stage = {"stack": "torch-2.9.1-cu128", "python": python, "converged": False}
+    options = dict(OPTIONS, python=python, check_mode=True, pytorch=stage)
+    got = decision.decision(plan(), {}, {}, {}, options)
+    assert (got["call"], got["reuse"], got["source"]) == (False, False, "check mode")
+    assert got["preview"] == (
+        "check mode: the pytorch stage of this run would change the stack behind /opt/pytorch/current/bin/python (to "
+        "torch-2.9.1-cu128), so the new stack is neither checked nor benchmarked now; a run without --check checks it "
+        "with torch_cuda_check, benchmarks it and stores verify.json")
+    for other in (dict(options, check_mode=False), dict(options, pytorch=dict(stage, converged=True)),
+                  dict(options, pytorch=dict(stage, python="/opt/other/bin/python")), dict(options, pytorch={})):
+        assert decision.decision(plan(), {}, {}, {}, other)["preview"] == "", other
+    refused = decision.decision(dict(plan(), refusals=["verify_gates: gate on sustained can never fire"]), {}, {}, {},
+                                options)
+    assert refused["call"] is True and refused["preview"] == ""

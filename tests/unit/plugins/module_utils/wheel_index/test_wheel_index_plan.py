@@ -99,7 +99,9 @@ def test_version_newer_than_the_table_and_lower_bound_companion(pypi):
     assert plan["pins"] == ["torch==2.14.1", "torchvision==0.29.1"]
     assert plan["notes"] == ["torchvision 0.29.1 declares only torch>=2.14.0 (no exact pin): taken as the "
                              "torchvision release for torch 2.14"]
-    assert plan["warnings"] == ["index %s has no torchaudio for torch 2.14.1: the stack is installed without it" % index]
+    assert plan["warnings"] == ["torch 2.14.1 is installed without torchaudio: index %s has none for it. Leave "
+                                "pytorch_version empty for the newest torch that has them, or set pytorch_companions: [] "
+                                "to install torch alone" % index]
 
 
 def test_torchaudio_required_but_absent_is_refused(pypi):
@@ -110,10 +112,10 @@ def test_torchaudio_required_but_absent_is_refused(pypi):
 
 def test_latest_skips_the_build_the_driver_cannot_run(pypi):
     _server, index = pypi
-    plan = _plan(index, version="latest")
+    plan = _plan(index, version="latest", companions=["torchvision"])  # 2.15.0 has none: the driver decides here
     assert (plan["torch"], plan["channel"]) == ("2.14.1", "cu130")
-    assert "skipped 2.15 (no channel fits)" in plan["reason"]
-    assert _plan(index, version="", driver_cuda="13.2")["torch"] == "2.15.0"
+    assert "skipped 2.15 (no channel fits)" in plan["reason"] and plan["warnings"] == []
+    assert _plan(index, version="", driver_cuda="13.2", companions=[])["torch"] == "2.15.0"
 
 
 def test_unknown_version_names_what_the_index_has(pypi):
