@@ -4,10 +4,11 @@
 """Roles run alone on a host that has nothing yet, as a user meets them (docs/reliability.md): a check run of the
 verify role before any stack is there previews instead of failing on the missing interpreter, and makes nothing;
 the pytorch role alone in a check run still refuses a uv that no tools role of the play would install; the tools
-role alone refuses a relative venv before it builds anything.
+role alone refuses a relative venv before it builds anything; `upgrade_pytorch.yml --check` on a host with no stack
+previews the new stack instead of failing.
 
 One play over three inventory hosts (this machine under three names, each including its role), in check mode for
-the first two and for real for the third, as the user would run each.
+the first two and for real for the third, as the user would run each; then the upgrade playbook in check mode.
 """
 from __future__ import annotations
 
@@ -89,3 +90,36 @@ def test_the_tools_role_alone_refuses_a_relative_venv_before_building_anything(a
     assert result["changed_before"] == [], result
     assert not (alone["tmp"] / "real" / "opt").exists()
     assert alone["rc"][1] == 2
+
+
+@pytest.fixture(scope="module")
+def upgrade_check(tmp_path_factory):
+    """playbooks/upgrade_pytorch.yml --check --diff on a host with no stack under its root: the pytorch role adopts
+    the unit layer's CPU torch venv (the stack it would make current), verify runs on the CPU."""
+    if not os.path.exists(TORCH_PYTHON):
+        pytest.fail("the CPU torch venv of the unit layer is missing: %s (make test builds it)" % TORCH_PYTHON)
+    tmp_path = tmp_path_factory.mktemp("upgrade-check")
+    host = {"blackwell_require_gpu": False, "pytorch_adopt_path": os.path.dirname(os.path.dirname(TORCH_PYTHON)),
+            "pytorch_root": str(tmp_path / "pytorch"), "pytorch_profile_path": "", "verify_device": "cpu",
+            "verify_tests": ["gemm_fp32"], "verify_gates": {"gemm_fp32": {"min_tflops": 0.0001}},
+            "verify_results_dir": str(tmp_path / "results"), "verify_cuda_home": str(tmp_path / "no-cuda"),
+            "verify_health": False, "fleet_report_dir": str(tmp_path / "reports")}
+    work = tmp_path / "play"
+    work.mkdir()
+    rc, stdout, stderr = run(work, [], {"ws": host}, check=True, diff=True,
+                             playbook=os.path.join(ROOT, "playbooks", "upgrade_pytorch.yml"))
+    assert "plays" in stdout, stderr[-2000:]
+    return {"tmp": tmp_path, "rc": rc, "stdout": stdout, "stderr": stderr}
+
+
+def test_a_check_run_of_upgrade_pytorch_previews_the_new_stack_and_makes_nothing(upgrade_check):
+    """Was: "Upgrade not kept: ... does not exist" (verify checked a stack the check run never made)."""
+    result = outcome(upgrade_check["stdout"], "ws")
+    assert upgrade_check["rc"] == 0 and result["failed_task"] is None, (result, upgrade_check["stderr"][-2000:])
+    verdict = [by_host["ws"]["msg"] for name, by_host in results(upgrade_check["stdout"]) if name == VERDICT]
+    python = str(upgrade_check["tmp"] / "pytorch" / "current" / "bin" / "python")
+    assert len(verdict) == 1 and verdict[0].startswith(
+        "ws: check mode: the pytorch stage of this run would change the stack behind %s (to torch-" % python), verdict
+    assert verdict[0].endswith("), so the new stack is neither checked nor benchmarked now; a run without --check checks "
+                               "it with torch_cuda_check, benchmarks it and stores verify.json"), verdict
+    assert [where for where in ("pytorch", "results", "reports") if (upgrade_check["tmp"] / where).exists()] == []
