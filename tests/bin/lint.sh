@@ -16,10 +16,14 @@ fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
 tarball=$(scripts/install-collection.sh .venv-test "$fresh" "$fresh/dist")
 echo "built $(basename "$tarball"); installed into a fresh collections path"
-for module in plugins/modules/*.py; do
-  name=blackwell.pytorch.$(basename "$module" .py)
-  ANSIBLE_NOCOLOR=1 ANSIBLE_COLLECTIONS_PATH="$fresh" .venv-test/bin/ansible-doc "$name" > "$fresh/doc.txt"
+# every module's page in one ansible-doc call (one process: 2 s instead of 19 s for 19 modules on the 2-core
+# machine), then each page's header and length
+names=()
+for module in plugins/modules/*.py; do names+=("blackwell.pytorch.$(basename "$module" .py)"); done
+ANSIBLE_NOCOLOR=1 ANSIBLE_COLLECTIONS_PATH="$fresh" .venv-test/bin/ansible-doc "${names[@]}" > "$fresh/doc.txt"
+for name in "${names[@]}"; do
   grep -q "^> MODULE $name " "$fresh/doc.txt" || { echo "ansible-doc $name did not render"; exit 1; }
-  echo "ansible-doc $name: $(wc -l < "$fresh/doc.txt") lines"
+  lines=$(awk -v head="> MODULE $name " 'index($0, "> MODULE ") == 1 { on = (index($0, head) == 1) } on { n++ } END { print n + 0 }' "$fresh/doc.txt")
+  echo "ansible-doc $name: $lines lines"
 done
 tests/bin/docs-site.sh "$fresh"
