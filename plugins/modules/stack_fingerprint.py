@@ -242,9 +242,9 @@ def main():
     refused = problems(params["output_dirs"])
     if refused:
         module.fail_json(msg="; ".join(refused), output_dir_problems=refused)
-    if not module.check_mode and not os.path.isfile(params["python"]):
-        module.fail_json(msg=missing_text(params["python"]))
-    if module.check_mode and not os.path.isfile(params["python"]):
+    if not os.path.isfile(params["python"]):
+        if not module.check_mode:
+            module.fail_json(msg=missing_text(params["python"]))
         # a check run before the stack is made (a fresh host): nothing to fingerprint, check or benchmark yet
         module.exit_json(changed=False, preview=preview_text(params["python"]), fingerprint={}, stored=None, reuse=False,
                          reason="check mode: the stack is not there yet", changed_components=[], also=[], gpus=[],

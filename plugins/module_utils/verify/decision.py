@@ -17,7 +17,7 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide, digest
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import PREVIEW_END, decide, digest
 
 
 def _checked(dirs):
@@ -80,9 +80,8 @@ def pending_change(options):
         return ""
     if stage.get("python") != options.get("python"):
         return ""
-    return ("check mode: the pytorch stage of this run would change the stack behind %s (to %s), so the new stack is "
-            "neither checked nor benchmarked now; a run without --check checks it with torch_cuda_check, benchmarks it "
-            "and stores verify.json" % (options.get("python"), stage.get("stack") or "a new stack"))
+    return ("check mode: the pytorch stage of this run would change the stack behind %s (to %s), so the new stack is %s"
+            % (options.get("python"), stage.get("stack") or "a new stack", PREVIEW_END))
 
 
 def decision(plan, memo=None, run=None, published=None, options=None):
@@ -92,9 +91,9 @@ def decision(plan, memo=None, run=None, published=None, options=None):
     result (empty before it ran, skipped when the memo served), `published` the blackwell_verify fact, `options`
     {python, cuda_home, force, check_mode, pytorch (the blackwell_pytorch fact)}: a check run whose pytorch stage
     would change the stack behind `python` previews (pending_change()) without a call. textfile: the verification
-    textfile as the answer read it ({path, text}; None
-    when the answer does not say: the textfile step then writes and lets result_files compare). preview: what a check
-    run says of a stack that is not there yet (the fingerprint call's `preview`; '' otherwise): nothing is measured."""
+    textfile as the answer read it ({path, text}; None when the answer does not say: the textfile step then writes
+    and lets result_files compare). preview: what a check run says of a stack that is not there yet (the
+    fingerprint call's `preview`; '' otherwise): nothing is measured."""
     options = options or {}
     pending = pending_change(options)
     if pending and not plan.get("refusals"):  # a refused request fails in the role's own call, in check mode too

@@ -121,11 +121,15 @@ def missing_text(python):
             "<pytorch_root>/current)" % python)
 
 
+# how every check-mode preview of the verify role ends (preview_text, decision.pending_change)
+PREVIEW_END = ("neither checked nor benchmarked now; a run without --check checks it with torch_cuda_check, "
+               "benchmarks it and stores verify.json")
+
+
 def preview_text(python):
     """What a check run says of a stack whose interpreter `python` is not there yet (a fresh host)."""
-    return ("check mode: %s is not there yet (a run without --check makes the stack in the pytorch stage), so it is "
-            "neither checked nor benchmarked now; a run without --check checks it with torch_cuda_check, benchmarks it "
-            "and stores verify.json" % python)
+    return ("check mode: %s is not there yet (a run without --check makes the stack in the pytorch stage), so it is %s"
+            % (python, PREVIEW_END))
 
 
 def differences(stored, current):
