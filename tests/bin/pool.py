@@ -8,7 +8,9 @@ AFTER is a comma-separated list of jobs that must have passed before this one st
 none); COMMAND runs under bash from the repository root. A job whose prerequisite failed is not
 run and counts as failed. Each job writes its output to .build/logs/NAME.log; the console gets a
 line when a job starts and ends, the last lines of each passing job's log, and the whole log of a
-failing one. At the end a table: each job's seconds and result, and the wall time.
+failing one. At the end a table: each job's seconds, its CPU seconds (the job's processes and those
+they waited for; what runs inside a container is not among them) and result, then the wall time and
+how busy the machine's CPUs were over the run (from /proc/stat: idle and I/O wait are not busy).
 
 Slots: BLACKWELL_TEST_JOBS, else the lower of the CPU count and one per 4 GiB of available memory
 (at least 1). The exit status is 1 when any job failed.
@@ -93,6 +95,17 @@ def schedule(waiting, running, done, width):
     return moved
 
 
+def cpu_times():
+    """(busy, total) clock ticks of all CPUs since boot (/proc/stat); (0, 0) where it cannot be read."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest time is in user)
+    return total - fields[3] - fields[4], total
+
+
 def run(jobs, width):
     os.makedirs(LOGS, exist_ok=True)
     start = time.monotonic()
@@ -104,12 +117,13 @@ def run(jobs, width):
             if waiting:
                 raise SystemExit("jobs wait for each other: %s" % ", ".join(job["name"] for job in waiting))
             continue
-        pid, status = os.wait()
+        pid, status, usage = os.wait4(-1, 0)
         job = running.pop(pid, None)
         if job is None:
             continue
         code = os.waitstatus_to_exitcode(status)
         job.update(passed=code == 0, seconds=int(time.monotonic() - job["started"]),
+                   cpu=int(usage.ru_utime + usage.ru_stime),
                    state="ok" if code == 0 else "FAILED (rc %d)" % code)
         done[job["name"]] = job
         print("[pool] %s: %s in %ds" % (job["name"], job["state"], job["seconds"]), flush=True)
@@ -123,13 +137,20 @@ def main(argv):
     jobs = read_jobs(argv[1])
     width = slots()
     print("[pool] %d job(s), %d at a time" % (len(jobs), width), flush=True)
+    busy_before, total_before = cpu_times()
     done, wall = run(jobs, width)
+    busy_after, total_after = cpu_times()
     print("=================== jobs ===================")
+    print("%-28s %7s %7s  %s" % ("job", "wall", "cpu", "result"))
     for job in jobs:
-        print("%-28s %6ss  %s" % (job["name"], done[job["name"]]["seconds"], done[job["name"]]["state"]))
+        result = done[job["name"]]
+        print("%-28s %6ss %6ss  %s" % (job["name"], result["seconds"], result.get("cpu", 0), result["state"]))
     failed = [job["name"] for job in jobs if not done[job["name"]]["passed"]]
     names = (": " + ", ".join(failed)) if failed else ""
-    print("%-28s %6ss  %d job(s), %d failed%s" % ("wall", wall, len(jobs), len(failed), names))
+    print("%-28s %6ss %7s  %d job(s), %d failed%s" % ("wall", wall, "", len(jobs), len(failed), names))
+    if total_after > total_before:
+        print("cpu: %d%% of %d CPU(s) busy over the run" % (
+            round(100.0 * (busy_after - busy_before) / (total_after - total_before)), os.cpu_count() or 1))
     return 1 if failed else 0
 
 

@@ -2,7 +2,7 @@
 # Release layer: the tarball a user installs is what Galaxy accepts and an EE can be built from.
 #   1. the tarball holds the license, the changelog and every role's README, and no dev-only file;
 #      every relative link in every .md file it ships resolves to a file in it (check-links.py)
-#   2. galaxy-importer (offline) accepts it, with no ansible-lint finding
+#   2. galaxy-importer (offline) accepts it (its ansible-lint pass is the lint layer's: tests/release/galaxy-importer.cfg)
 #   3. the changelog fragments and changelogs/changelog.yaml are valid (antsibull-changelog)
 #   4. ansible-builder: introspect finds the collection's EE requirements (ranges, no pins) and
 #      `ansible-builder create` accepts an EE definition with the collection, offline
@@ -33,8 +33,7 @@ python tests/bin/check-links.py "$tarball"
 (cd "$work" && GALAXY_IMPORTER_CONFIG="$root/tests/release/galaxy-importer.cfg" \
   GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP="$work/ansible-tmp" python -m galaxy_importer.main "$tarball") \
   > "$work/importer.log" 2>&1 || { cat "$work/importer.log"; exit 1; }
-findings=$(sed -n '/^Linting collection via ansible-lint/,/^\.\.\.ansible-lint run complete/p' "$work/importer.log" | sed '1d;$d')
-if ! grep -q '^Importer processing completed successfully' "$work/importer.log" || [ -n "$findings" ]; then
+if ! grep -q '^Importer processing completed successfully' "$work/importer.log" || grep -q '^WARNING\|^ERROR' "$work/importer.log"; then
   cat "$work/importer.log"; echo "galaxy-importer did not accept the collection cleanly"; exit 1
 fi
 echo "galaxy-importer: $(grep -c '^Loading ' "$work/importer.log") plugins, roles and playbooks loaded; accepted"

@@ -7,6 +7,7 @@ output timed) and tests/bin/times.py (the slowest tests and the steps read back)
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -34,8 +35,21 @@ def test_pool_runs_jobs_side_by_side_keeps_logs_apart_and_fails_on_a_failed_job(
     assert out.index("[pool] beside: started (2 running)") < out.index("[pool] first: ok")
     assert "=================== log of second (.build/logs/second.log) ===================\n  second | two\n" in out
     assert "[pool] third: not run, second failed" in out
-    assert out.splitlines()[-1].split() == ["wall", out.splitlines()[-1].split()[1], "4", "job(s),", "2",
-                                            "failed:", "second,", "third"]
+    wall = [line.split() for line in out.splitlines() if line.startswith("wall ")]
+    assert wall == [["wall", wall[0][1], "4", "job(s),", "2", "failed:", "second,", "third"]], out
+    assert re.fullmatch(r"cpu: [0-9]+% of [0-9]+ CPU\(s\) busy over the run", out.splitlines()[-1]), out
+
+
+def test_pool_counts_each_jobs_cpu_seconds_with_the_processes_it_waited_for(tmp_path):
+    burn = "%s -c 'import time; end = time.process_time() + 1.2; exec(\"while time.process_time() < end: pass\")'" % sys.executable
+    (tmp_path / "jobs.tsv").write_text("burn\t-\t%s\nidle\t-\tsleep 0.5\n" % burn)
+    done = run("pool.py", tmp_path, ["jobs.tsv"], env={"BLACKWELL_TEST_JOBS": "2"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = dict((line.split()[0], line.split()[1:]) for line in done.stdout.splitlines()
+                if line.split() and line.split()[0] in ("job", "burn", "idle"))
+    assert rows["job"] == ["wall", "cpu", "result"]
+    assert rows["burn"][1] in ("1s", "2s") and rows["burn"][2] == "ok", rows  # the child python's CPU, not the shell's
+    assert rows["idle"][1] == "0s" and rows["idle"][2] == "ok", rows
 
 
 def test_pool_refuses_jobs_that_wait_for_each_other_or_for_no_job(tmp_path):
