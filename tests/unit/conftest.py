@@ -127,7 +127,8 @@ def _no_host_pci_ids(monkeypatch):
 # and run on one worker together. tests/unit/test_layers/test_worker_groups.py keeps this list whole.
 SHARED_FIXTURE_FILES = {"test_faults.py": "apt-plays", "test_security.py": "apt-plays",
                         "test_fault_stack.py": "stacks", "test_stack_files.py": "stacks",
-                        "test_security_cmdline.py": "stacks", "test_fault_jobs.py": "stacks"}
+                        "test_security_cmdline.py": "stacks", "test_fault_jobs.py": "stacks",
+                        "test_pytorch_refusals.py": "stacks"}
 
 
 def worker_group(nodeid):

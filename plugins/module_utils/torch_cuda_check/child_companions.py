@@ -6,12 +6,15 @@
 Kept apart from the facts child: the imports are slow, and a mismatched companion can kill
 the process. main(argv, emit) takes no arguments; it emits after each import, so a crash in
 the second keeps the first: {"torchvision": {"version", "import_error"}, ..., "phases"}.
+torch is imported first (as the companions import it) only when a companion is there to import: on
+an interpreter with neither, each is reported as not found without loading torch (2-3 s of CPU).
 Runs in the checked interpreter (Python 3.9+), shipped by common.child_program. No Ansible import.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import time
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
@@ -30,10 +33,20 @@ def companion(name):
     return found
 
 
+def present(name):
+    """True when `name` can be found on the path (found, not imported: nothing of it runs)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def main(argv, emit):
-    _torch, phases = import_torch(emit)
-    if phases is None:
-        return
+    phases = {}
+    if any(present(name) for name in COMPANION_NAMES):
+        _torch, phases = import_torch(emit)
+        if phases is None:
+            return
     companions = {"phases": phases}
     for name in COMPANION_NAMES:
         start = time.monotonic()

@@ -83,9 +83,17 @@ def test_unknown_gpu_part_is_refused():
         gpu_source(("ops", "fly"))
 
 
-@pytest.mark.parametrize("source", [facts_source, companions_source])
-def test_without_torch(source):
-    result = run(source(), python=sys.executable)
+def test_without_torch():
+    result = run(facts_source(), python=sys.executable)
+    assert result["torch_missing"] is True
+    assert result["torch_import_error"] == "ModuleNotFoundError: No module named 'torch'"
+
+
+def test_without_torch_a_companion_reports_that_torch_is_missing(tmp_path):
+    """torchvision there, torch not: the companions child reports the missing torch, as the facts child does."""
+    (tmp_path / "torchvision").mkdir()
+    (tmp_path / "torchvision" / "__init__.py").write_text("import torch\n")
+    result = run(companions_source(), python=sys.executable, env={"PYTHONPATH": str(tmp_path)})
     assert result["torch_missing"] is True
     assert result["torch_import_error"] == "ModuleNotFoundError: No module named 'torch'"
 
@@ -107,6 +115,36 @@ def test_companions_child_reports_each_package():
             assert companions[name]["import_error"].startswith("ModuleNotFoundError")
         else:
             assert companions[name]["version"]
+    # torch is loaded first only where a companion is there to import
+    assert ("import_torch" in companions["phases"]) == any(not companions[name]["import_error"]
+                                                           for name in ("torchvision", "torchaudio")), companions
+
+
+def test_companions_child_without_companions_reports_them_missing_without_loading_torch(tmp_path):
+    """Neither companion on the path: both reported not found, and torch (here one that would fail) is never
+    imported."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise RuntimeError('torch was imported')\n")
+    done = run_child(sys.executable, companions_source(), env={"PYTHONPATH": str(tmp_path)}, timeout=60)
+    result = done["result"]
+    assert done["status"] == "ok", done
+    assert sorted(result["phases"]) == ["import_torchaudio", "import_torchvision"], result  # no import_torch
+    for name in ("torchvision", "torchaudio"):
+        assert result[name]["version"] is None and result[name]["import_error"].startswith("ModuleNotFoundError"), result
+
+
+def test_companions_child_with_a_companion_loads_torch_first(tmp_path):
+    """A companion on the path: torch is imported before it, as the companion itself would import it."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("import os\nos.environ['TORCH_FIRST'] = '1'\n")
+    (tmp_path / "torchvision").mkdir()
+    (tmp_path / "torchvision" / "__init__.py").write_text(
+        "import os\n__version__ = '0.24.1' if os.environ.get('TORCH_FIRST') else 'torch not first'\n")
+    done = run_child(sys.executable, companions_source(), env={"PYTHONPATH": str(tmp_path)}, timeout=60)
+    result = done["result"]
+    assert done["status"] == "ok" and "import_torch" in result["phases"], done
+    assert result["torchvision"] == {"version": "0.24.1", "import_error": None}, result
+    assert result["torchaudio"]["import_error"].startswith("ModuleNotFoundError"), result
 
 
 @needs_torch

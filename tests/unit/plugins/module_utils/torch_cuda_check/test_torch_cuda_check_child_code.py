@@ -75,9 +75,29 @@ def test_import_torch_emits_why_it_failed(no_torch, emitted):
 
 
 @pytest.mark.parametrize("main", [child_facts.main, child_companions.main], ids=["facts", "companions"])
-def test_facts_and_companions_without_torch_emit_once(no_torch, emitted, main):
+def test_facts_and_companions_without_torch_emit_once(no_torch, emitted, main, monkeypatch):
+    monkeypatch.setattr(child_companions, "present", lambda name: name == "torchvision")  # a companion to import
     main([], emitted)
     assert [sorted(result) for result in emitted.results] == [["phases", "torch_import_error", "torch_missing"]]
+
+
+def test_companions_without_any_companion_never_import_torch(no_torch, emitted, monkeypatch):
+    monkeypatch.setattr(child_companions, "present", lambda name: False)
+    monkeypatch.setattr(child_companions, "companion", lambda name: {"version": None, "import_error": "not " + name})
+    child_companions.main([], emitted)
+    last = emitted.results[-1]
+    assert "torch_import_error" not in last and sorted(last["phases"]) == ["import_torchaudio", "import_torchvision"]
+    assert last["torchvision"] == {"version": None, "import_error": "not torchvision"}
+    assert last["torchaudio"] == {"version": None, "import_error": "not torchaudio"}
+
+
+def test_present_finds_without_importing(tmp_path, monkeypatch):
+    (tmp_path / "bw_companion_probe").mkdir()
+    (tmp_path / "bw_companion_probe" / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert child_companions.present("bw_companion_probe") is True
+    assert "bw_companion_probe" not in sys.modules
+    assert child_companions.present("bw_no_such_companion") is False
 
 
 def props(**extra):
