@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import read_catalog, with_index
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.index_catalog import read_catalog, with_index
 
 # what read_catalog takes; the rest is resolve_stack's
 READ = ("python_tag", "platform", "fetch", "timeout", "offline_fallback", "proxy", "ca_path", "client_cert",

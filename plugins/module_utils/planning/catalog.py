@@ -14,7 +14,7 @@ A catalog is plain data:
 A pin label is the wheel's local label ("cu128" on download.pytorch.org, "" for PyPI's unlabelled
 builds). A companion is a version, None where unknown (the table's "read the index"), or "" where
 the index has none for that torch line (install without it). resolve.resolve_stack plans from a
-catalog: table_catalog() offline, wheel_index.plan.index_catalog() from an index. No Ansible import.
+catalog: table_catalog() offline, index_catalog.index_catalog() from an index. No Ansible import.
 """
 from __future__ import annotations
 

@@ -122,14 +122,14 @@ def answer(params, run, warn, check_mode=False):
 
 def plan_stack(params, checked, read, hashes_text=""):
     """The plan of one host after check_host (host_plan): the version table's plan, then the one from the
-    catalogue read(index, version=...) reads (wheel_index.plan.read_catalog) for the index pip reads, the auto
+    catalogue read(index, version=...) reads (index_catalog.read_catalog) for the index pip reads, the auto
     fallback's source plan and the checks after the plan (host_plan.after_plan's answer). Pure given `read`."""
     args = checked["args"]
     plan = resolve.resolve_stack(**args)
     source, confirm = host_plan.index_source(params, plan)
     if source:
         # pylint: disable-next=import-outside-toplevel
-        from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.plan import with_index
+        from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.index_catalog import with_index
         args = host_plan.index_args(args, plan, confirm)
         found = read(source, version=args["version"])
         plan = found if found["error"] else with_index(
@@ -160,7 +160,7 @@ def plan_and_answer(params, result, run, warn):
                                              client_cert_text=pem_text(tls["client_cert"]), uv_found=uv_found)
     if not checked["error"]:
         # pylint: disable-next=import-outside-toplevel
-        from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import plan as index_plan
+        from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import index_catalog as index_plan
         read = functools.partial(
             index_plan.read_catalog, python_tag=checked["python_version"], platform=platform.machine(),
             companions=params["companions"], timeout=params["index_timeout"],

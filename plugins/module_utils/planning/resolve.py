@@ -5,7 +5,7 @@
 
 The pytorch role's plan (docs/domain.md section 4, docs/planning.md), from a catalog of builds
 (planning.catalog: the version table of planning/matrix.py, or what a package index holds,
-read by wheel_index.plan):
+read by planning.index_catalog):
 - the requested torch version ("2.9.1", "2.9" for the newest patch of a line, "2.9.1+cu128"
   with its channel), or by default ("" / "latest") the newest line whose channel has SASS for
   every GPU and whose CUDA the driver supports (planning.choose);

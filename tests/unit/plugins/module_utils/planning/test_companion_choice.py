@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Companions (torchvision, torchaudio) are never dropped quietly: the default choice is the newest torch for which
 every companion of pytorch_companions is on the index; a torch without them only when pytorch_version names it (then
-with a warning) or pytorch_companions leaves them out. Catalogs as wheel_index.plan reads them from a PyPI-like index
+with a warning) or pytorch_companions leaves them out. Catalogs as planning.index_catalog reads them from a PyPI-like index
 (unlabelled builds; "" where the index has no companion for the torch)."""
 from __future__ import annotations
 
