@@ -211,8 +211,8 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.output_dirs import problems
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import (
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import stored as stored_results
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results.fingerprint import (
     decide, fingerprint, gpu_models, input_path_problems, missing_text, preview_text)
 
 

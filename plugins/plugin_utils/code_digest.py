@@ -4,7 +4,9 @@
 """The digest of the code that produces and judges a verification result, on the controller.
 
 The files are derived, not listed: the entry modules (torch_benchmark, torch_cuda_check,
-stack_fingerprint) and every module_utils package they import, followed through the imports
+stack_fingerprint), the entry package verify (the judging: tests, sizes and the product line's gates in
+verify/plan.py, the verdict; the role reaches it through its filters, not through a module) and every module_utils
+package they import, followed through the imports
 of those packages' files until no new package appears (the imports are found by their text,
 ansible_collections.blackwell.pytorch.plugins.module_utils.<package>, in milliseconds). A whole package is hashed, not only
 the files named in imports: the kernel check's children import siblings by name at run time,
@@ -22,6 +24,7 @@ import re
 import yaml
 
 ENTRY_MODULES = ("torch_benchmark", "torch_cuda_check", "stack_fingerprint")
+ENTRY_PACKAGES = ("verify",)
 _PACKAGE_RE = re.compile(r"ansible_collections\.blackwell\.pytorch\.plugins\.module_utils\.(\w+)")
 _CACHE = {}
 
@@ -43,11 +46,14 @@ def _package_files(root, package):
     return sorted(found)
 
 
-def verification_files(root, entries=ENTRY_MODULES):
-    """Relative paths of the entry modules and of every module_utils package they reach, sorted."""
+def verification_files(root, entries=ENTRY_MODULES, entry_packages=ENTRY_PACKAGES):
+    """Relative paths of the entry modules and packages and of every module_utils package they reach, sorted."""
     files = set(os.path.join("plugins", "modules", name + ".py") for name in entries)
+    packages = set(package for package in entry_packages
+                   if os.path.isdir(os.path.join(root, "plugins", "module_utils", package)))
+    for package in sorted(packages):
+        files.update(_package_files(root, package))
     queue = sorted(files)
-    packages = set()
     while queue:
         for package in sorted(_imported_packages(os.path.join(root, queue.pop()))):
             if package not in packages and os.path.isdir(os.path.join(root, "plugins", "module_utils", package)):

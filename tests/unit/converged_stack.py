@@ -11,7 +11,7 @@ import os
 import sys
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, lifecycle
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint
 
 
 def make(tmp_path, plan, code="c0de", python=sys.executable):

@@ -23,8 +23,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env im
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.cuda_check_fact import cuda_check_fact, verify_results
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as stack_fingerprint
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint as stack_fingerprint
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import stored as stored_results
 
 MANAGED_BY = "blackwell.pytorch.pytorch"
 PROFILE_MODE = 0o644
@@ -58,7 +58,7 @@ def marker_text(record):
 def check_stands(stored, current, force=False, problem=None):
     """(stands, reason) for a stored torch_cuda_check document (cuda_check.json) against the stack's
     fingerprint now. The verify run's settings are left out of the comparison; `problem`: why the file is not
-    used (verify.stored.read(): not JSON, damaged), said in the reason."""
+    used (results.stored.read(): not JSON, damaged), said in the reason."""
     if isinstance(stored, dict) and isinstance(stored.get("fingerprint"), dict):
         current = dict(current, settings=stored["fingerprint"].get("settings"))
     reuse, reason, _changed = stack_fingerprint.decide(stored, current, force, problem)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import decide
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results.fingerprint import decide
 
 VERIFY_FILE = "verify.json"
 
@@ -29,10 +29,10 @@ def cuda_check_fact(check, python, current, stored, verify_stored, dir_problems,
 
     check: pytorch_plan's check options ({"results": cuda_check.json, "cuda_home", "force", "alias": the
     interpreter under the `current` link, "output_dirs": {variable: path}}); python: the stack's interpreter;
-    current: the stack's fingerprint now (verify.fingerprint.fingerprint, no settings); stored: cuda_check.json
-    as loaded; verify_stored: verify.json as loaded (None when absent), or verify.stored.read()'s (document,
-    problem); dir_problems: output_dirs.problems() of check["output_dirs"]; gpus: verify.fingerprint.gpu_models();
-    textfile: verify.stored.textfile() of the textfile directory (what stack_fingerprint returns as `textfile`)."""
+    current: the stack's fingerprint now (results.fingerprint.fingerprint, no settings); stored: cuda_check.json
+    as loaded; verify_stored: verify.json as loaded (None when absent), or results.stored.read()'s (document,
+    problem); dir_problems: output_dirs.problems() of check["output_dirs"]; gpus: results.fingerprint.gpu_models();
+    textfile: results.stored.textfile() of the textfile directory (what stack_fingerprint returns as `textfile`)."""
     if dir_problems or not isinstance(stored, dict) or not check.get("results"):
         return None
     force = bool(check.get("force"))

@@ -17,7 +17,7 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import PREVIEW_END, decide, digest
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results.fingerprint import PREVIEW_END, decide, digest
 
 
 def _checked(dirs):

@@ -15,7 +15,8 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_multi, fleet_outliers, stored
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import stored
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_multi, fleet_outliers
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
     busy_note, busy_text, gpu_text, key_figures)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.probe_health_verdict import NOT_USED
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import prometheus
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.stored import TEXTFILE
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results.stored import TEXTFILE
 
 FINGERPRINT = "fingerprint.yml"
 HEALTH_READ = "health_read.yml"

@@ -20,8 +20,10 @@ def copy(tmp_path):
 def test_verification_files_are_derived_from_the_modules_imports(copy):
     got = code_digest.verification_code(str(copy))
     # planning: torch_cuda_check/run.py imports planning.matrix (the torch version table); wheel_index:
-    # planning.host_plan imports wheel_index.access (a whole package is hashed, and what it imports)
-    assert got["packages"] == ["benchmark", "common", "hardware", "planning", "torch_cuda_check", "verify", "wheel_index"]
+    # planning.host_plan imports wheel_index.access (a whole package is hashed, and what it imports); results:
+    # stack_fingerprint's; verify: an entry package (the judging, reached through the role's filters)
+    assert got["packages"] == ["benchmark", "common", "hardware", "planning", "results", "torch_cuda_check", "verify",
+                               "wheel_index"]
     assert "plugins/modules/torch_cuda_check.py" in got["files"]
     assert "plugins/module_utils/torch_cuda_check/child_gpu.py" in got["files"]  # imported by name at run time only
     assert not any("/driver/" in path or "/containers/" in path for path in got["files"])
@@ -37,6 +39,7 @@ def test_verification_files_are_derived_from_the_modules_imports(copy):
 @pytest.mark.parametrize("changed", ["plugins/module_utils/torch_cuda_check/policy.py",
                                      "plugins/module_utils/benchmark/gates.py",
                                      "plugins/module_utils/verify/plan.py",
+                                     "plugins/module_utils/results/fingerprint.py",
                                      "plugins/module_utils/common/child_run.py",
                                      "plugins/module_utils/hardware/gpu_arch.py",
                                      "plugins/modules/torch_benchmark.py"])

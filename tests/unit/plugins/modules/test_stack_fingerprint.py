@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import SCHEMA
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results.fingerprint import SCHEMA
 from ansible_collections.blackwell.pytorch.plugins.modules import stack_fingerprint
 
 

@@ -14,7 +14,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inpu
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.inputs import driver_root_problem, input_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import plan as verify_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fingerprint import input_path_problems
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results.fingerprint import input_path_problems
 
 NVIDIA_KEY = "EB693B3035CD5710E231E123A4B469963BF863CC"
 

@@ -12,7 +12,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged as cv
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as vf
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint as vf
 
 ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 PLAN = {"stack": "torch-2.9.1-cu128", "method": "wheel", "channel": "cu128",

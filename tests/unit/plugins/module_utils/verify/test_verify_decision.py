@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision, fingerprint
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import plan as verify_plan
 PYTHON = sys.executable
 RESULTS = "/var/lib/blackwell-pytorch"

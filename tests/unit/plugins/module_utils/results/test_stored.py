@@ -2,7 +2,7 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Every stored JSON file the collection reads back, damaged but parseable (wrong kinds) and unparseable: not
-trusted, said, no traceback (docs/reliability.md). verify.json and cuda_check.json (verify/stored.py, through
+trusted, said, no traceback (docs/reliability.md). verify.json and cuda_check.json (results/stored.py, through
 stack_fingerprint and the pytorch plan's converged check), the fleet report's inputs (the hosts' results), the
 CUDA toolkit's version.json, the CDI spec's record, the stack marker; the previous fleet.json is
 test_fleet_history.py's. Real files in a temporary directory; stack_fingerprint's main() as Ansible calls it."""
@@ -16,8 +16,9 @@ import pytest
 from verify_results import h100_result
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers import cdi
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as vf
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report, stored, steps
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint as vf
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import stored
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_report, report, steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_html import html
 from ansible_collections.blackwell.pytorch.plugins.modules import stack_fingerprint
 

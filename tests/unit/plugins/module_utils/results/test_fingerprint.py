@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fingerprint as vf
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint as vf
 
 TORCH_VERSION_PY = '''from typing import Optional
 

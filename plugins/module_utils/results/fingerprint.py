@@ -11,7 +11,7 @@ tests, sizes, gates: module_utils/verify/plan.py). The host's parts are read fro
 (/sys, /proc, version.json, *.dist-info names, torch/version.py), so taking a fingerprint costs
 milliseconds and imports nothing. The collection's version is kept in the record for display
 and is not compared: a version can stay the same across changes of the code. A stored result is
-reused only when it parses, has the shape its readers use (module_utils/verify/stored.py: a damaged file is
+reused only when it parses, has the shape its readers use (module_utils/results/stored.py: a damaged file is
 not used, and the reason says which file and why), passed, and its compared components equal the current ones.
 No Ansible import.
 """
@@ -26,7 +26,7 @@ import re
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, FILE, path_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import (
     installed_torch, packages, read_text, site_dirs)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import stored as stored_results
+from ansible_collections.blackwell.pytorch.plugins.module_utils.results import stored as stored_results
 
 __all__ = ["COMPONENTS", "SCHEMA", "cuda_toolkit", "decide", "differences", "digest", "driver_version", "fingerprint",
            "gpu_models", "gpu_uuids", "input_path_problems", "installed_torch", "load", "packages", "site_dirs"]
