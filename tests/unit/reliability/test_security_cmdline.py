@@ -16,6 +16,7 @@ import pytest
 
 import wheel_index_fixture
 from conftest import INSTALLERS, STACK, stack_args
+from proc_watch import ProcWatch
 
 INDEX_PASSWORD, PROXY_PASSWORD = "1ndexPass", "k1llPass"
 INDEX_AUTH = "Basic " + base64.b64encode(b"iuser:" + INDEX_PASSWORD.encode()).decode()
@@ -44,33 +45,15 @@ class _IndexBehindProxy(wheel_index_fixture._Handler):
         self.end_headers()
 
 
-def _command_lines():
-    """{pid: command line} of every process now (those that end while read are left out)."""
-    found = {}
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % pid, "rb") as handle:
-                    found[pid] = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            except OSError:
-                continue
-    return found
+def _watcher():
+    """A ProcWatch (tests/unit/proc_watch.py) and the command lines it keeps: the installers' and those holding a
+    password ({line: pid})."""
+    seen_lines = {}
 
-
-class _Watcher(threading.Thread):
-    """Reads every process's command line until stopped: those that name the index host or a password."""
-
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.stop, self.seen, self.rounds = threading.Event(), {}, 0
-
-    def run(self):
-        while not self.stop.is_set():
-            for pid, line in _command_lines().items():
-                if "pip" in line or "uv" in line or PROXY_PASSWORD in line or INDEX_PASSWORD in line:
-                    self.seen.setdefault(line, pid)
-            self.rounds += 1
-            time.sleep(0.01)
+    def seen(pid, line):
+        if "pip" in line or "uv" in line or PROXY_PASSWORD in line or INDEX_PASSWORD in line:
+            seen_lines.setdefault(line, pid)
+    return ProcWatch(seen, pause=0.01), seen_lines
 
 
 @pytest.fixture(scope="module")
@@ -100,18 +83,14 @@ def test_no_password_is_on_any_command_line_while_the_install_runs(installer, in
     args = stack_args(tmp_path / "pytorch", "", installer, run_id="s14", pip_args=[
         "--index-url", "http://iuser:%s@index.lab/whl/cu128" % INDEX_PASSWORD, "--trusted-host", "index.lab",
         "--proxy", proxy, "--only-binary", "torch", "torch==2.9.1+cu128"])
-    watcher = _Watcher()
-    watcher.start()
-    try:
+    watch, seen_lines = _watcher()
+    with watch:
         status, result = run_module_once(pytorch_stack, args)
-    finally:
-        watcher.stop.set()
-        watcher.join()
     assert (status, result.get("msg")) == ("exit", None) and result["stack"] == STACK and result["installed"]
-    installers = [line for line in watcher.seen if (" pip install " in line or "uv pip install" in line)
+    installers = [line for line in seen_lines if (" pip install " in line or "uv pip install" in line)
                   and "torch==2.9.1+cu128" in line]
     assert installers, "the installer's command line was never read while it ran"  # the watch saw the install
-    leaked = [line for line in watcher.seen if INDEX_PASSWORD in line or PROXY_PASSWORD in line]
+    leaked = [line for line in seen_lines if INDEX_PASSWORD in line or PROXY_PASSWORD in line]
     assert leaked == []
     # it still authenticated: every request came through the proxy with its credentials; what was served was
     # asked with the index's (uv asks a file outside the index's path without them first, then again with them)

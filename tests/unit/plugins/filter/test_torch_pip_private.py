@@ -13,11 +13,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 
 from ansible_collections.blackwell.pytorch.plugins.filter.torch import FilterModule
 
 import tools_venv_fixture as tv
+from proc_watch import ProcWatch
 
 F = FilterModule().filters()
 ROOT = tv.ROOT
@@ -46,23 +46,23 @@ def test_arguments_without_credentials_stay_as_they_are():
         "requirements": "", "env": {}}
 
 
-def _watch(stop, found):
-    while not stop.is_set():
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
+def _watcher():
+    """A ProcWatch (tests/unit/proc_watch.py) and what it keeps: the environment of each pip install, the command
+    lines holding the secret."""
+    found = {"leaked": [], "pip": {}}
+
+    def seen(pid, line):
+        # keyed by pid and command line: a child caught between fork and exec still shows its parent's command line
+        # and environment, and is read again once it runs pip itself
+        if " pip " in line and " install " in line and (pid, line) not in found["pip"]:
             try:
-                with open("/proc/%s/cmdline" % pid, "rb") as handle:
-                    line = handle.read().replace(b"\0", b" ").decode(errors="replace")
-                # keyed by pid and command line: a child caught between fork and exec still shows its parent's
-                # command line and environment, and is read again once it runs pip itself
-                if " pip " in line and " install " in line and (pid, line) not in found["pip"]:
-                    with open("/proc/%s/environ" % pid, "rb") as handle:
-                        found["pip"][(pid, line)] = handle.read().split(b"\0")
-            except OSError:
-                continue
-            if SECRET in line:
-                found["leaked"].append(line)
+                with open("/proc/%s/environ" % pid, "rb") as handle:
+                    found["pip"][(pid, line)] = handle.read().split(b"\0")
+            except OSError:  # it ended meanwhile
+                pass
+        if SECRET in line:
+            found["leaked"].append(line)
+    return ProcWatch(seen), found
 
 
 def test_the_roles_pip_gets_the_proxy_password_without_it_on_any_command_line(tmp_path):
@@ -73,15 +73,10 @@ def test_the_roles_pip_gets_the_proxy_password_without_it_on_any_command_line(tm
         program = handle.read()
     argv = [sys.executable, "-c", program, "install", "--disable-pip-version-check", "--quiet", "--target",
             str(tmp_path / "target")] + request["argv"] + ["uv==0.13.9"]
-    stop, found = threading.Event(), {"leaked": [], "pip": {}}
-    watcher = threading.Thread(target=_watch, args=(stop, found))
-    watcher.start()
-    try:
+    watch, found = _watcher()
+    with watch:
         done = subprocess.run(argv, check=False, input=json.dumps({"requirements": request["requirements"], "env": request["env"]}),
                               capture_output=True, text=True)
-    finally:
-        stop.set()
-        watcher.join()
     assert done.returncode == 0, done.stderr
     assert os.path.isfile(str(wheel)) and os.path.isdir(str(tmp_path / "target" / "uv-0.13.9.dist-info"))
     assert found["leaked"] == [], found["leaked"]

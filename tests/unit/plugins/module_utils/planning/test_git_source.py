@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from proc_watch import ProcWatch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import git_source
 
 USER, PASSWORD = "build", "g1tS3cretPass"
@@ -93,22 +94,16 @@ def served(tmp_path):
     server.shutdown()
 
 
-def _watch(stop, found):
-    """Read every process's command line until `stop` is set; keep those that hold the password."""
-    while not stop.is_set():
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                with open("/proc/%s/cmdline" % pid, "rb") as handle:
-                    line = handle.read().replace(b"\0", b" ")
-            except OSError:
-                continue
-            found["read"] += 1
-            if b"git" in line:
-                found["git"].add(line.decode(errors="replace"))
-            if PASSWORD.encode() in line:
-                found["leaked"].append(line.decode(errors="replace"))
+def _watcher():
+    """A ProcWatch (tests/unit/proc_watch.py) and what it keeps: git's command lines, and those holding the password."""
+    found = {"git": set(), "leaked": []}
+
+    def seen(_pid, line):
+        if "git" in line:
+            found["git"].add(line)
+        if PASSWORD in line:
+            found["leaked"].append(line)
+    return ProcWatch(seen), found
 
 
 def _run(argv, env):
@@ -117,14 +112,9 @@ def _run(argv, env):
 
 
 def test_a_password_in_the_git_url_is_on_no_command_line_and_the_clone_works(served, tmp_path):
-    stop, found = threading.Event(), {"read": 0, "git": set(), "leaked": []}
-    watcher = threading.Thread(target=_watch, args=(stop, found))
-    watcher.start()
-    try:
+    watch, found = _watcher()
+    with watch:
         result = git_source.checkout(_run, "git", served["url"], str(tmp_path / "tree"), "v1.0", recursive=True)
-    finally:
-        stop.set()
-        watcher.join()
     assert result["changed"] is True and len(result["after"]) == 40, result
     assert result["repo"] == "http://%s/pytorch.git" % served["host"]
     assert (tmp_path / "tree" / "setup.py").read_text() == "print('torch')\n"
@@ -173,13 +163,8 @@ def test_the_credential_program_answers_only_for_the_mirrors_host():
 def test_the_watch_sees_the_password_of_a_url_given_to_git_as_it_is(served, tmp_path):
     # what the role ran before (ansible.builtin.git: `git clone --depth 1 <url>`): the password on the command line
     # of git and git-remote-http for the whole clone, and in .git/config after it
-    stop, found = threading.Event(), {"read": 0, "git": set(), "leaked": []}
-    watcher = threading.Thread(target=_watch, args=(stop, found))
-    watcher.start()
-    try:
+    watch, found = _watcher()
+    with watch:
         _git("clone", "-q", "--depth", "1", served["url"], str(tmp_path / "tree"))
-    finally:
-        stop.set()
-        watcher.join()
     assert found["leaked"] and any("remote-http" in line for line in found["leaked"]), found
     assert PASSWORD in (tmp_path / "tree" / ".git" / "config").read_text()
