@@ -197,4 +197,7 @@ done
 for name in first_run fleet; do
   [ -f "$logs/$name.times.json" ] && echo "$name roles: $("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["roles_s"])' "$logs/$name.times.json")"
 done
+for run in first_run:h001 first_run_warm:h007; do  # where a first run's time went: tasks, the check's children
+  [ -f "$logs/${run%%:*}.times.json" ] && { echo "== ${run%%:*} =="; "$py" benchmarks/first_run_profile.py "$logs/${run%%:*}.times.json" "$work/results/${run##*:}"; }
+done
 exit 0
