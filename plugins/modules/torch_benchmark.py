@@ -23,6 +23,12 @@ description:
     and NCCL all-reduce bus bandwidth (one process per GPU). Profile V(full) adds a
     torch.nn.TransformerEncoder inference throughput, ResNet-50 inference (when torchvision imports;
     random weights, nothing is downloaded) and the torch.compile speedup."
+  - "Low precision (profiles V(standard) and V(full)): FP8 with row-wise scales, MXFP8 in the TN and NN layouts,
+    NVFP4 and a grouped FP8 GEMM, beside the per-tensor FP8 GEMM of every profile. What this GPU, torch or cuBLAS
+    does not offer is refused by name (figure status V(skipped), C(error) saying why, e.g. C(not supported on
+    sm_90: MXFP8 needs compute capability 10.0+) or C(cuBLAS returned CUBLAS_STATUS_NOT_SUPPORTED ...)), which
+    fails nothing unless a gate names the test. Each GPU's result carries C(low_precision): the recipes that
+    run with this torch, CUDA, cuBLASLt and driver, and at what rate."
   - "Method: CUDA events around the timed region, warm-up first, random inputs (never zeros), inputs
     rotated among several sets when one set would fit in L2, median of the repetitions. Every GEMM is
     checked against a float64 product of the same inputs on a 64x64 slice with a per-dtype error bound
@@ -92,7 +98,8 @@ options:
   tests:
     description:
       - Run only these tests instead of the profile's list. Names are C(gemm_fp16), C(gemm_bf16),
-        C(gemm_tf32), C(gemm_fp32), C(gemm_fp64), C(gemm_fp8), C(gemm_batched), C(memcpy), C(h2d),
+        C(gemm_tf32), C(gemm_fp32), C(gemm_fp64), C(gemm_fp8), C(gemm_fp8_rowwise), C(gemm_mxfp8),
+        C(gemm_mxfp8_nn), C(gemm_nvfp4), C(gemm_grouped_fp8), C(gemm_batched), C(memcpy), C(h2d),
         C(d2h), C(sdpa), C(conv2d), C(layernorm), C(softmax), C(sustained), C(sustained_fp16), C(p2p), C(allreduce),
         C(transformer_encoder), C(resnet50), C(compile_speedup).
       - The profile still sets the default sizes, repetitions and timeout.

@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The benchmark child program: the source run_child() hands to `python -c`.
 
-The child code lives in ordinary modules (benchmark.timing, telemetry, ops, sustained, models, multi, main, and
-hardware.nvml_gpus, topology and link_counters with their helpers), shipped by common.child_program like every child.
+The child code lives in ordinary modules (benchmark.timing, telemetry, ops, refusals, low_precision, sustained,
+models, multi, main, and hardware.nvml_gpus, topology and link_counters with their helpers), shipped by
+common.child_program like every child.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import json
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import main as bench_main, models as bench_models, multi as bench_multi
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import ops as bench_ops, timing as bench_timing
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import low_precision as bench_low_precision
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import refusals as bench_refusals
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import sustained as bench_sustained
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import telemetry as bench_telemetry
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue, gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
@@ -21,7 +24,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_pro
 
 # Dependencies first: each module imports only modules listed before it.
 CHILD_MODULES = (catalogue, gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, topology, link_counters, bench_timing,
-                 bench_telemetry, bench_ops, bench_sustained, bench_models, bench_multi, gpu_lock, bench_main)
+                 bench_telemetry, bench_ops, bench_refusals, bench_low_precision, bench_sustained, bench_models,
+                 bench_multi, gpu_lock, bench_main)
 
 
 def child_program():

@@ -1,11 +1,17 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Theoretical peaks of a GPU: the catalogue's datasheet figures for known models, a derivation for any other.
+"""Theoretical peaks of a GPU: published figures for known models, a derivation for any other.
 
 Compute kinds (TFLOP/s, dense, FP32 accumulate for the 16-bit and 8-bit types): fp16,
-bf16, tf32, fp32, fp64, fp8. Bandwidth kinds (GB/s, 1e9 bytes/s): memory, pcie (one
-direction).
+bf16, tf32, fp32, fp64, fp8, fp4 (NVFP4). Bandwidth kinds (GB/s, 1e9 bytes/s): memory,
+pcie (one direction).
+
+Where a figure comes from, first found wins:
+- fp8 and fp4: the low-precision table (hardware/tensor_peaks.py), "table" for a published
+  dense figure, "derived" for one computed from another published figure; its source is the note;
+- the catalogue's datasheet figure ("table");
+- a derivation from NVML ("derived").
 
 Derivation:
 - FLOP/s = SMs x max SM clock (NVML) x dense FLOP per clock per SM, keyed by compute
@@ -17,7 +23,8 @@ Two traps, both kept visible in `peak_note`:
 - datasheets quote a boost clock that can sit below NVML's max SM clock, so a derived peak
   can read ~8% above the datasheet (H100 SXM: 1070 derived vs 989 TFLOP/s bf16);
 - GeForce parts run FP16/BF16 (and TF32, FP8) with FP32 accumulate at half the tensor rate
-  of workstation and data-center parts of the same architecture.
+  of workstation and data-center parts of the same architecture; FP4 runs at full rate on
+  every line (4 x the full 16-bit rate, from compute capability 10.0).
 Pure functions, no Ansible import.
 """
 from __future__ import annotations
@@ -25,8 +32,10 @@ from __future__ import annotations
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import (
     FP8_MIN_CAPABILITY, datasheet_peak, product_line, rate as arch_rate)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.tensor_peaks import (
+    FP4_MIN_CAPABILITY, low_precision_peak)
 
-COMPUTE_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8")
+COMPUTE_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8", "fp4")
 BANDWIDTH_KINDS = ("memory", "pcie")
 # The datasheet figures (by exact model name), the FLOP per clock per SM of each compute capability
 # and the product line of a name are the catalogue's (hardware/catalogue.py, docs/domain.md section 1).
@@ -42,8 +51,10 @@ def flop_per_clock_per_sm(capability, line, kind):
     if kind in ("fp32", "fp64"):
         return arch_rate(capability, kind)
     full = arch_rate(capability, "tensor")
-    if full is None or kind not in ("fp16", "bf16", "tf32", "fp8"):
+    if full is None or kind not in ("fp16", "bf16", "tf32", "fp8", "fp4"):
         return None
+    if kind == "fp4":
+        return full * 4 if capability >= FP4_MIN_CAPABILITY else None
     per_sm = full // 2 if line == "geforce" else full
     if kind == "tf32":
         return per_sm // 2
@@ -115,6 +126,10 @@ def peak(gpu, kind):
     """
     if kind not in COMPUTE_KINDS + BANDWIDTH_KINDS:
         raise ValueError("unknown peak kind %r" % (kind,))
+    low_precision = low_precision_peak(gpu.get("name"), kind)
+    if low_precision is not None:
+        return _result(float(low_precision["value"]), "derived" if low_precision["derived"] else "table",
+                       low_precision["source"])
     figure = datasheet_peak(gpu.get("name"), kind)
     if figure is not None:
         return _result(float(figure), "table", "datasheet figure for %s" % gpu["name"].strip())

@@ -21,6 +21,8 @@ import sys
 import time
 import warnings
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.low_precision import OPS as LOW_PRECISION_OPS
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.low_precision import cublaslt_version
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.models import OPS as MODEL_OPS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.multi import allreduce, p2p
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import OPS, Bench
@@ -58,17 +60,18 @@ def _links(nvml):
 
 
 def _nvml():
+    """(NVML's GPUs with their links, error text, driver version)."""
     try:
         import pynvml
     except ImportError:
-        return None, "nvidia-ml-py is not installed for %s" % sys.executable
+        return None, "nvidia-ml-py is not installed for %s" % sys.executable, None
     try:
         snapshot, links = nvml_session(pynvml, read_snapshot, _links)
     except pynvml.NVMLError as err:
-        return None, nvml_error_text(err)
+        return None, nvml_error_text(err), None
     for gpu, extra in zip(snapshot["gpus"], links or []):
         gpu.update(extra)
-    return snapshot["gpus"], None
+    return snapshot["gpus"], None, snapshot.get("driver_version")
 
 
 def _counters(sampler, root="/sys"):
@@ -107,7 +110,7 @@ def probe(plan, emit):
                     "index": index, "name": props.name, "capability": [props.major, props.minor],
                     "sm_count": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
                     "memory_total_mib": props.total_memory // (1024 * 1024), "uuid": _uuid(props)})
-            facts["nvml"], facts["nvml_error"] = _nvml()
+            facts["nvml"], facts["nvml_error"], facts["driver_version"] = _nvml()
     emit(facts)
 
 
@@ -125,6 +128,7 @@ def run_device(plan, emit):
     bench = Bench(torch, device, plan["settings"], cache)
     ops = dict(OPS, **MODEL_OPS)
     ops.update(SUSTAINED_OPS)
+    ops.update(LOW_PRECISION_OPS)
     sampler, telemetry_error = None, "CPU mode: no GPU telemetry"
     if device.type == "cuda":
         sampler, telemetry_error = open_sampler(_uuid(torch.cuda.get_device_properties(device)))
@@ -151,8 +155,10 @@ def run_device(plan, emit):
             if device.type == "cuda":
                 torch.cuda.empty_cache()
             emit({"tests": results, "gpu_lock": lock})
-    if before is not None:
-        emit({"tests": results, "gpu_lock": lock, "counters": counter_changes(before, _counters(sampler))})
+    libraries = {"cublaslt": cublaslt_version()} if device.type == "cuda" else {}
+    if before is not None or libraries:
+        emit({"tests": results, "gpu_lock": lock, "libraries": libraries,
+              "counters": counter_changes(before, _counters(sampler)) if before is not None else None})
 
 
 def run_multi(plan, emit):

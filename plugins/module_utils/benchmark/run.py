@@ -16,6 +16,7 @@ import queue
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.capability import block as capability_block
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.figures import figure, p2p_figures, peak_info
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.expected import with_expectation
@@ -245,6 +246,9 @@ def _run_device(python, program, run, gpu, facts, early=None):
     entry = _device_entry(gpu, facts)
     if gpu:
         with_expectation(figures, gpu["name"], run["profile"])
+        libraries = (result["result"] or {}).get("libraries") or {}
+        entry["low_precision"] = capability_block(figures, gpu["capability"], facts.get("torch"),
+                                                  libraries.get("cublaslt"), facts.get("driver_version"))
     entry.update(status=result["status"], error=result["error"], seconds=result["seconds"], figures=figures,
                  gpu_lock=(result["result"] or {}).get("gpu_lock"), counters=(result["result"] or {}).get("counters"))
     entry["gates"] = gates_for(entry, run["gates"], run["gpu_gates"])

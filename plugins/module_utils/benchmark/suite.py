@@ -26,10 +26,12 @@ MIN_REP_S = 0.001
 
 _CORE = ["gemm_fp16", "gemm_bf16", "gemm_tf32", "gemm_fp32", "gemm_fp64", "gemm_fp8", "gemm_batched",
          "memcpy", "h2d", "d2h", "sdpa", "conv2d", "layernorm", "softmax", "p2p", "allreduce"]
+# The low-precision recipes beside gemm_fp8 (low_precision.py): measured, or refused with the reason.
+LOW_PRECISION = ["gemm_fp8_rowwise", "gemm_mxfp8", "gemm_mxfp8_nn", "gemm_nvfp4", "gemm_grouped_fp8"]
 PROFILE_TESTS = {
     "quick": _CORE,
-    "standard": _CORE + ["sustained"],
-    "full": _CORE + ["sustained", "transformer_encoder", "resnet50", "compile_speedup"],
+    "standard": _CORE + LOW_PRECISION + ["sustained"],
+    "full": _CORE + LOW_PRECISION + ["sustained", "transformer_encoder", "resnet50", "compile_speedup"],
 }
 SUSTAINED_S = 25  # default duration of the sustained tests on a GPU (size key `seconds`)
 
@@ -69,6 +71,31 @@ TESTS = {
     "gemm_fp64": _gemm("fp64", 4096, 8192),
     "gemm_fp8": _gemm("fp8", 8192, 8192, devices=("cuda",), min_capability=(8, 9), multiple=16,
                       counts="2*M*N*K FLOP, e4m3 inputs, per-tensor scales, bf16 output (torch._scaled_mm)"),
+    "gemm_fp8_rowwise": _gemm("fp8", 8192, 8192, devices=("cuda",), min_capability=(8, 9), multiple=16,
+                              recipe="FP8 row-wise", op="gemm_fp8_rowwise",
+                              counts="2*M*N*K FLOP, e4m3 inputs, one fp32 scale per row of A and per column of B, "
+                                     "bf16 output (torch._scaled_mm)"),
+    "gemm_mxfp8": _gemm("mxfp8", 8192, 8192, devices=("cuda",), min_capability=(10, 0), multiple=128,
+                        recipe="MXFP8", op="gemm_mxfp8", peak_kind="fp8",
+                        counts="2*M*N*K FLOP, e4m3 inputs, one e8m0 scale per 32 elements along K, TN layout "
+                               "(A row-major, B column-major), bf16 output (torch._scaled_mm)"),
+    "gemm_mxfp8_nn": _gemm("mxfp8", 8192, 8192, devices=("cuda",), min_capability=(10, 0), multiple=128,
+                           recipe="MXFP8", op="gemm_mxfp8_nn", peak_kind="fp8",
+                           counts="2*M*N*K FLOP, e4m3 inputs, one e8m0 scale per 32 elements along K, NN layout "
+                                  "(A and B row-major), bf16 output (torch._scaled_mm)"),
+    "gemm_nvfp4": _gemm("nvfp4", 8192, 8192, devices=("cuda",), min_capability=(10, 0), multiple=128,
+                        recipe="NVFP4", op="gemm_nvfp4", peak_kind="fp4",
+                        counts="2*M*N*K FLOP, e2m1 inputs packed two a byte (float4_e2m1fn_x2), one e4m3 scale "
+                               "per 16 elements along K, bf16 output (torch._scaled_mm)"),
+    "gemm_grouped_fp8": {
+        "op": "gemm_grouped_fp8", "dtype": "fp8", "unit": "TFLOP/s", "peak_kind": "fp8", "devices": ("cuda",),
+        "keys": ("groups", "m", "n", "k"), "min_capability": (8, 9), "multiple": 16, "recipe": "grouped FP8",
+        "counts": "2*groups*M*N*K FLOP: `groups` products of (M,K)x(K,N) in one torch._scaled_grouped_mm call, "
+                  "e4m3 inputs, row-wise fp32 scales, bf16 output",
+        "work": lambda s, world: 2.0 * s["groups"] * s["m"] * s["n"] * s["k"],
+        "sizes": {"quick": dict(groups=8, m=2048, n=4096, k=4096), "standard": dict(groups=8, m=2048, n=4096, k=4096),
+                  "full": dict(groups=8, m=2048, n=4096, k=4096)},
+    },
     "gemm_batched": {
         "op": "gemm_batched", "dtype": "bf16", "unit": "TFLOP/s", "peak_kind": "bf16",
         "keys": ("batch", "m", "n", "k"), "counts": "2*batch*M*N*K FLOP (bf16 bmm)",
@@ -179,6 +206,7 @@ def spec_of(name):
     spec.setdefault("multiple", 1)
     spec.setdefault("dtype", None)
     spec.setdefault("sustained", False)
+    spec.setdefault("recipe", None)
     return spec
 
 
@@ -233,6 +261,9 @@ def skip_reason(name, device, capability=None, gpu_count=None):
         return "needs 2 or more GPUs"
     if device == "cuda" and spec["min_capability"] and capability is not None \
             and tuple(capability) < spec["min_capability"]:
+        if spec["recipe"]:  # "not supported on sm_90: MXFP8 needs compute capability 10.0+"
+            return "not supported on sm_%d%d: %s needs compute capability %d.%d+" % (
+                tuple(capability) + (spec["recipe"],) + spec["min_capability"])
         return "needs compute capability >= %d.%d" % spec["min_capability"]
     return None
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 GEFORCE, WORKSTATION, DATACENTER = "geforce", "workstation", "datacenter"
 PRODUCT_LINES = (GEFORCE, WORKSTATION, DATACENTER)
-PEAK_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8", "memory", "pcie")
+PEAK_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8", "fp4", "memory", "pcie")
 OPEN_REQUIRED, OPEN_SUPPORTED, OPEN_UNSUPPORTED = "required", "supported", "unsupported"
 
 
@@ -129,6 +129,8 @@ PRODUCTS = {
     "NVIDIA RTX PRO 4000 Blackwell Embedded GPU": _product((12, 0), _W),
     "NVIDIA RTX PRO 2000 Blackwell Embedded GPU": _product((12, 0), _W),
     "NVIDIA RTX PRO 500 Blackwell Embedded GPU": _product((12, 0), _W),
+    # Blackwell, GB10 superchip (DGX Spark)
+    "NVIDIA GB10": _product((12, 1), _W),
     # Blackwell, data center: GB100 (10.0), GB110 = Blackwell Ultra (10.3)
     "NVIDIA B200": _product((10, 0), _D, memory=8000, fp32=80, fp16=2250, bf16=2250),
     "NVIDIA HGX B200 168GB": _product((10, 0), _D),

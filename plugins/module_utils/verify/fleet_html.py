@@ -9,7 +9,8 @@ green tick at the figure expected of the model; the value relative to the best h
 bar's text naming the GPU and its model. The flagged figures come first (below the figure expected of
 their model, below their peers, or dropped since their previous verification, with clock-event reasons
 and clocks), then a row per host and GPU (each GPU with its own verdict; failed, flagged, slowed,
-busy and stored results highlighted, each stored result with its age), the charts, the P2P matrix and
+busy and stored results highlighted, each stored result with its age), the charts, the low-precision
+recipes of each GPU (a cell per recipe, the reason of a refusal as its title), the P2P matrix and
 all-reduce of each multi-GPU host, a sparkline per host and GPU (with its model) of each key figure over the reports,
 and the failures. Every text from a result is escaped. Pure functions, no Ansible import.
 """
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import html as _html
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_hosts, fleet_multi
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
+    fleet_hosts, fleet_low_precision, fleet_multi)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import SLOW_REASONS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_report import (
@@ -209,6 +211,31 @@ def multi_gpu_section(report):
         "".join(parts)
 
 
+# the class of a recipe's cell by its state (a refused or unmeasured recipe is not marked)
+RECIPE_CLASSES = {"runs": "pass", "failed": "fail", "wrong_result": "fail"}
+
+
+def _recipe_cell(text, title, state):
+    attributes = (' class="%s"' % RECIPE_CLASSES[state] if state in RECIPE_CLASSES else "") + (
+        ' title="%s"' % _esc(title) if title else "")
+    return "<td%s>%s</td>" % (attributes, _esc(text))
+
+
+def low_precision_section(report):
+    """The recipes of each GPU (fleet_low_precision.table: a row per host and GPU, a column per recipe; a cell's
+    title is its reason or exact figure) and the reasons of those that do not run, one item per recipe and
+    reason; or ""."""
+    header, rows = fleet_low_precision.table(report)
+    if not header:
+        return ""
+    head = "".join("<th>%s</th>" % _esc(text) for text in header)
+    body = "".join("<tr>%s</tr>" % "".join(_recipe_cell(*cell) for cell in row) for row in rows)
+    found = fleet_low_precision.reasons(report)
+    items = "".join("<li>%s</li>" % _esc(fleet_low_precision.reason_text(item)) for item in found)
+    return ('<h2 id="low-precision">Low precision: which recipes run on each GPU</h2><table><tr>%s</tr>%s</table>%s'
+            % (head, body, "<ul>%s</ul>" % items if items else ""))
+
+
 def sparkline(points, title):
     """Inline SVG of a series' points ([[written, value], ...], oldest first): a line over its range, a dot at
     its newest point, `title` as its tooltip."""
@@ -294,7 +321,8 @@ def html(report):
             GREEN_TICK % floor if any(EXPECTED_TICK in chart for chart in charts) else "")))
     for test, chart in zip(tests, charts):
         body.append('<h2 id="%s">%s</h2>%s' % (_esc(test), _esc(test), chart))
-    body += [section for section in (multi_gpu_section(report), trend_section(report)) if section]
+    body += [section for section in (low_precision_section(report), multi_gpu_section(report), trend_section(report))
+             if section]
     failed = [host for host in hosts if not host["passed"] and host["status"] not in NOT_JUDGED]
     if failed:
         body.append("<h2>Failures</h2><ul>")

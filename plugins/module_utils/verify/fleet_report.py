@@ -9,7 +9,8 @@ report's fleet.json into one document: a host not in this play is shown from its
 busy (neither passed nor failed), and every GPU figure is checked against what its model is
 expected to reach and against its peers (fleet_outliers.py; the P2P pairs and the all-reduce
 against their expected figure, fleet_multi.py) and against its own previous verification
-(fleet_history.py); `trend` holds each key figure's series over the reports (fleet_trend.py).
+(fleet_history.py); `trend` holds each key figure's series over the reports (fleet_trend.py), and each host's
+`low_precision` the FP8 / MXFP8 / NVFP4 recipes of its GPUs (fleet_low_precision.py).
 markdown() renders it, a row per GPU named with its model; fleet_html.py renders the HTML page. Pure functions, no
 Ansible import.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
-    fleet_history, fleet_hosts, fleet_multi, fleet_outliers, fleet_trend)
+    fleet_history, fleet_hosts, fleet_low_precision, fleet_multi, fleet_outliers, fleet_trend)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import host_entry
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import figure_text
 
@@ -47,6 +48,7 @@ def _entry(name, document, remembered, in_play):
     when it is not in this play, else missing (keeping what it had before as `last_result`, as a busy host
     does)."""
     entry = host_entry(name, document)
+    entry["low_precision"] = fleet_low_precision.block(document) if entry["status"] in ("passed", "failed") else None
     if entry["status"] in NOT_JUDGED:
         if remembered is not None:  # kept for the reports after, as a missing host keeps it
             entry["last_result"] = dict((key, value) for key, value in remembered.items() if key != "flags")
@@ -54,6 +56,7 @@ def _entry(name, document, remembered, in_play):
         entry["previous"] = fleet_history.previous_of(entry["written"], remembered)
     elif remembered is not None and not in_play:
         entry = fleet_history.stored(remembered)
+        entry.setdefault("low_precision", None)  # a report older than the low-precision recipes
         entry["message"] = "not in this play: its stored result of %s" % remembered["written"]
     elif remembered is not None:
         entry["message"] = "no verification result in this run (last result %s)" % remembered["written"]
@@ -214,9 +217,22 @@ def _multi_markdown(report):
     return ["", "## Multi-GPU: P2P copy per GPU pair (from row to column) and all-reduce"] + lines if lines else []
 
 
+def _low_precision_markdown(report):
+    """The recipes of each GPU (fleet_low_precision.table) and, below, the reasons of those that do not run, one
+    line per recipe and reason."""
+    header, rows = fleet_low_precision.table(report)
+    if not header:
+        return []
+    lines = ["", "## Low precision: which recipes run on each GPU", "",
+             "| %s |" % " | ".join(md_cell(text) for text in header), "|%s" % ("---|" * len(header))]
+    lines += ["| %s |" % " | ".join(md_cell(text) for text, _title, _state in row) for row in rows]
+    found = fleet_low_precision.reasons(report)
+    return lines + ([""] + ["- %s" % md_cell(fleet_low_precision.reason_text(item)) for item in found] if found else [])
+
+
 def markdown(report):
-    """The fleet document as Markdown: the summary, a row per GPU of each host, the flagged figures, the multi-GPU
-    figures, the busy hosts and the failures."""
+    """The fleet document as Markdown: the summary, a row per GPU of each host, the flagged figures, the low-precision
+    recipes of each GPU, the multi-GPU figures, the busy hosts and the failures."""
     require_fleet(report)
     lines = ["# Fleet verification report", "", md_cell(summary_text(report)), "",
              "| host | GPU | verdict | driver | CUDA | torch | key figures | slowdowns | flags |",
@@ -233,6 +249,7 @@ def markdown(report):
         lines += ["", "## Flagged GPUs", ""]
         lines += ["- **%s**: %s" % (md_cell(host["host"]), md_cell(item["detail"]))
                   for host in flagged for item in host["flags"]]
+    lines += _low_precision_markdown(report)
     lines += _multi_markdown(report)
     busy = [host for host in report["hosts"] if host["status"] == "busy"]
     if busy:

@@ -5,7 +5,8 @@
 
 The result document (schema blackwell.pytorch.verify/1) holds host, passed, message,
 written, fingerprint, cuda_check and the torch_benchmark document. key_figures() picks
-the figures a person looks at first; summary() puts them in one line per GPU;
+the figures a person looks at first; summary() puts them in one line per GPU (and a line per GPU on
+the low-precision recipes that run there, benchmark/capability.py);
 prometheus() renders every figure with `gpu`, `uuid`, `test` and `dtype` labels in
 Prometheus base units. Pure functions, no Ansible import.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import calendar
 import time
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.capability import line as low_precision_line
 
 KEY_TESTS = ("gemm_bf16", "memcpy", "sustained")
 CPU_KEY_TESTS = ("gemm_fp32", "memcpy", "sustained")
@@ -137,7 +140,8 @@ def busy_note(document):
 
 def summary(document):
     """One line per device: "GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak),
-    ..."; a deferred busy result: its busy text; a result measured while busy: that note last."""
+    ...", then one per GPU on its low-precision recipes; a deferred busy result: its busy text; a result measured
+    while busy: that note last."""
     document = document or {}
     if document.get("status") == "busy" and isinstance(document.get("busy"), dict):
         return [busy_text(document["busy"])]
@@ -145,6 +149,9 @@ def summary(document):
     for row in key_figures(document):
         by_device.setdefault((row["gpu"], row["name"]), []).append(row)
     lines = [figures_line(rows) for rows in by_device.values()] or ["no benchmark figure"]
+    for device, _figures in device_figures(document):  # which low-precision recipes run there (capability.py)
+        text = low_precision_line(gpu_text(device.get("index"), device.get("name")), device.get("low_precision"))
+        lines += [text] if text else []
     return lines + ([busy_note(document)] if busy_note(document) else [])
 
 

@@ -10,8 +10,9 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import
 
 def test_the_probe_s_nvml_facts_carry_the_links(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pynvml", fake.FakeNVML([fake.H200_0, fake.H200_1]))
-    gpus, error = bench_main._nvml()
+    gpus, error, driver = bench_main._nvml()
     assert error is None and [gpu["pci_bus_id"] for gpu in gpus] == ["0000:00:06.0", "0000:00:07.0"]
+    assert driver == fake.FakeNVML([fake.H200_0]).nvmlSystemGetDriverVersion()
     assert [gpu["enforced_power_limit_w"] for gpu in gpus] == [700.0, 700.0]
     assert [len(gpu["nvlink"]) for gpu in gpus] == [18, 18]
     assert gpus[1]["nvlink"][17] == {"link": 17, "state": 1, "version": "4.0", "remote": None}
@@ -24,7 +25,7 @@ def test_a_topology_read_that_fails_leaves_the_facts(monkeypatch):
             raise RuntimeError("an nvidia-ml-py answering in another shape")
 
     monkeypatch.setitem(__import__("sys").modules, "pynvml", Broken([fake.H200_0]))
-    (gpu,), error = bench_main._nvml()
+    (gpu,), error, _driver = bench_main._nvml()
     assert error is None and gpu["name"] == "NVIDIA H200" and "nvlink" not in gpu
 
 

@@ -24,9 +24,11 @@ def test_profiles_select_in_suite_order_and_full_adds_model_tests():
     assert quick_errors == full_errors == []
     assert quick == [name for name in TESTS if name in PROFILE_TESTS["quick"]]
     assert quick[:2] == ["gemm_fp16", "gemm_bf16"] and "allreduce" in quick
-    assert set(full) - set(quick) == {"sustained", "transformer_encoder", "resnet50", "compile_speedup"}
+    low_precision = {"gemm_fp8_rowwise", "gemm_mxfp8", "gemm_mxfp8_nn", "gemm_nvfp4", "gemm_grouped_fp8"}
+    assert set(full) - set(quick) == {"sustained", "transformer_encoder", "resnet50", "compile_speedup"} | low_precision
     standard, dummy = select_tests("standard", None)
-    assert set(standard) - set(quick) == {"sustained"} and "sustained_fp16" not in full
+    assert set(standard) - set(quick) == {"sustained"} | low_precision and "sustained_fp16" not in full
+    assert "gemm_fp8" in quick  # the per-tensor FP8 GEMM stays in quick, which keeps its time
     assert select_tests("quick", ["memcpy", "gemm_bf16"]) == (["gemm_bf16", "memcpy"], [])
 
 
@@ -71,6 +73,13 @@ def test_bad_sizes_are_refused(override, error):
     ("p2p", "cuda", (9, 0), 2, None),
     ("allreduce", "cpu", None, None, None),
     ("allreduce", "cuda", None, None, None),  # GPU count not known yet: not refused
+    ("gemm_mxfp8", "cuda", (9, 0), 1, "not supported on sm_90: MXFP8 needs compute capability 10.0+"),
+    ("gemm_mxfp8_nn", "cuda", (8, 9), 1, "not supported on sm_89: MXFP8 needs compute capability 10.0+"),
+    ("gemm_nvfp4", "cuda", (9, 0), 1, "not supported on sm_90: NVFP4 needs compute capability 10.0+"),
+    ("gemm_nvfp4", "cuda", (12, 0), 1, None),  # sm_120: tried, and refused by what torch or cuBLAS says
+    ("gemm_fp8_rowwise", "cuda", (8, 6), 1, "not supported on sm_86: FP8 row-wise needs compute capability 8.9+"),
+    ("gemm_grouped_fp8", "cuda", (9, 0), 1, None),
+    ("gemm_grouped_fp8", "cpu", None, None, "needs device cuda"),
 ])
 def test_skip_reason(name, device, capability, gpus, reason):
     assert skip_reason(name, device, capability, gpus) == reason
@@ -78,6 +87,12 @@ def test_skip_reason(name, device, capability, gpus, reason):
 
 def test_each_test_names_its_size_and_what_it_counts():
     assert size_text("gemm_bf16", {"m": 8192, "n": 8192, "k": 8192}) == "m=8192 n=8192 k=8192 bf16"
+    assert size_text("gemm_grouped_fp8", {"groups": 8, "m": 2048, "n": 4096, "k": 4096}) == \
+        "groups=8 m=2048 n=4096 k=4096 fp8"
+    assert spec_of("gemm_grouped_fp8")["work"]({"groups": 8, "m": 2048, "n": 4096, "k": 4096}, 1) == \
+        2.0 * 8 * 2048 * 4096 * 4096
+    assert [spec_of(name)["peak_kind"] for name in ("gemm_fp8_rowwise", "gemm_mxfp8", "gemm_nvfp4")] == \
+        ["fp8", "fp8", "fp4"]
     assert size_text("memcpy", {"mib": 1024}) == "mib=1024"
     assert size_text("h2d", {}) == ""  # no size on a device it does not run on
     assert spec_of("memcpy")["counts"] == "bytes read + bytes written by a device-to-device copy"

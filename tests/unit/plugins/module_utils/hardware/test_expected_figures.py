@@ -52,7 +52,7 @@ def test_a_reference_holds_for_the_profile_it_was_measured_with_and_the_sustaine
     """gemm_fp8 at 8192 on a healthy H100: 1439 TFLOP/s in quick runs, 1201 in a standard run (20 repetitions
     let power and clocks settle): the quick row does not judge a standard figure."""
     size = "m=8192 n=8192 k=8192 fp8"
-    assert expected_figures.reference("NVIDIA H100 80GB HBM3", "gemm_fp8", size)["fraction_of_peak"] == 0.64
+    assert expected_figures.reference("NVIDIA H100 80GB HBM3", "gemm_fp8", size)["fraction_of_peak"] == 0.69
     assert expected_figures.reference("NVIDIA H100 80GB HBM3", "gemm_fp8", size, profile="standard") is None
     sustained = "m=8192 n=8192 k=8192 seconds=25 bf16"
     assert expected_figures.reference("NVIDIA H100 80GB HBM3", "sustained", sustained, profile="standard")[
