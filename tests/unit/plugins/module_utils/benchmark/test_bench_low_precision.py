@@ -182,6 +182,14 @@ def test_the_capability_block_answers_for_every_recipe():
         "NVFP4 needs compute capability 10.0+); not measured: grouped FP8")
 
 
+def test_a_rate_above_the_datasheet_peak_names_the_clock_it_ran_at():
+    fast = {"status": "ok", "value": 1745.0, "unit": "TFLOP/s", "fraction_of_peak": 1.0412, "error": None,
+            "telemetry": {"sm_clock_mhz": {"median": 2850.0}}}
+    got = block({"gemm_nvfp4": fast}, (12, 0), {}, None, None)
+    assert got["recipes"][4]["sm_clock_mhz"] == 2850.0
+    assert line("GPU 0", got).startswith("GPU 0 low precision: NVFP4 1745 TFLOP/s (1.04 of peak, SM 2850 MHz); ")
+
+
 def test_a_blackwell_quick_run_says_what_it_did_not_measure_and_an_old_result_says_nothing():
     quick = block({"gemm_fp8": H200_ROWS["gemm_fp8"]}, (12, 0), {}, None, None)
     assert [row["state"] for row in quick["recipes"]] == ["runs"] + ["not_measured"] * 5
