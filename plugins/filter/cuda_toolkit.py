@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the cuda_toolkit role: thin shells over module_utils/driver (toolkit_plan, cuda_compat, toolkit_call),
+"""Filters of the cuda_toolkit role: thin shells over module_utils/driver (toolkit_plan, toolkit_call),
 each documented in the file of its name beside this one (cuda_toolkit_plan.yml, ...). Driver
 versions are compared with packaging (plugin_utils/versions.py)."""
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args import as_bool, as_dict, as_dicts, as_list, call, text
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils, plugin_utils
 
-cuda_compat = module_utils("driver.cuda_compat")
 toolkit_call = module_utils("driver.toolkit_call")
 toolkit_plan = module_utils("driver.toolkit_plan")
 controller_versions = plugin_utils("versions")
@@ -31,13 +30,6 @@ def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=
                 controller_versions.parse, as_dict(user, "user", name))
 
 
-def cuda_nvcc_check(version_text, arch_text="", expected="", gpus=None):
-    """Check one nvcc: its release and that it targets every GPU."""
-    name = "cuda_nvcc_check"
-    return call(name, cuda_compat.nvcc_check_gpus, text(version_text), text(arch_text), text(expected),
-                as_dicts(gpus, "gpus", name))
-
-
 def cuda_toolkit_driver(override, driver_status=None, loaded=None):
     """The driver the toolkits are planned against and its CUDA version: toolkit_call.driver_inputs, the rule the
     preflight probe applies too."""
@@ -52,5 +44,4 @@ class FilterModule(object):
     """blackwell.pytorch CUDA toolkit filters."""
 
     def filters(self):
-        return {"cuda_toolkit_plan": cuda_toolkit_plan, "cuda_nvcc_check": cuda_nvcc_check,
-                "cuda_toolkit_driver": cuda_toolkit_driver}
+        return {"cuda_toolkit_plan": cuda_toolkit_plan, "cuda_toolkit_driver": cuda_toolkit_driver}

@@ -2,7 +2,7 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
-(report, fleet_report, fleet_html, plan, decision, health_gates, health_metrics) and module_utils/common/output_dirs; each
+(report, fleet_report, fleet_html, plan, decision, health_gates) and module_utils/common/output_dirs; each
 filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ decision = module_utils("verify.decision")
 fleet_html = module_utils("verify.fleet_html")
 fleet_report = module_utils("verify.fleet_report")
 health_gates = module_utils("verify.health_gates")
-health_metrics = module_utils("verify.health_metrics")
 plan = module_utils("verify.plan")
 verify_report = module_utils("verify.report")
 
@@ -27,14 +26,6 @@ verify_report = module_utils("verify.report")
 def verify_summary(document):
     """One line per benchmarked device of a verification result."""
     return call("verify_summary", verify_report.summary, as_dict(document, "document", "verify_summary"))
-
-
-def verify_gate_errors(gates, device="cuda", profile=None, tests=None):
-    """What torch_benchmark would refuse in these gates and, with a profile, gates that can never fire."""
-    if not isinstance(gates, Mapping):
-        return ["verify_gates must be a dict: test name -> {bound name: number}, got %s" % type(gates).__name__]
-    return call("verify_gate_errors", plan.gate_errors, dict(gates), text(device),
-                None if profile is None else text(profile), as_list(tests, "tests", "verify_gate_errors"))
 
 
 def verify_plan(request):
@@ -94,36 +85,10 @@ def fleet_report_html(report):
     return call("fleet_report_html", fleet_html.html, as_dict(report, "report", "fleet_report_html"))
 
 
-def _health_options(options):
-    """The gates' options with booleans and Xid numbers as Ansible reads them (-e gives text)."""
-    options = as_dict(options, "options", "verify_health")
-    for key in health_gates.GATES + ("require_known",):
-        if key in options:
-            options[key] = as_bool(options[key], key, "verify_health")
-    if "xid_ignore" in options:
-        options["xid_ignore"] = health_gates.xid_numbers(as_list(options["xid_ignore"], "xid_ignore", "verify_health"))
-    return options
-
-
-def verify_health(reading, options=None, host=None, benchmark=None, stored=None, device="cuda"):
-    """The health gates' verdict on a gpu_health reading; `benchmark` (a torch_benchmark document) holds the
-    link under load, `stored` the date of the result it comes from when that is not this run's."""
-    return call("verify_health", health_gates.evaluate, as_dict(reading, "reading", "verify_health"),
-                _health_options(options), text(host), as_dict(benchmark, "benchmark", "verify_health"),
-                text(stored) or None, text(device))
-
-
 def verify_with_health(document, health=None):
     """A verification result with the health verdict joined (passed, message, summary, health)."""
     return call("verify_with_health", health_gates.with_health, as_dict(document, "document", "verify_with_health"),
                 as_dict(health, "health", "verify_with_health"))
-
-
-def verify_health_prometheus(reading, health=None, host=None):
-    """The node_exporter textfile of a gpu_health reading, named as dcgm-exporter names its metrics."""
-    return call("verify_health_prometheus", health_metrics.prometheus,
-                as_dict(reading, "reading", "verify_health_prometheus"),
-                as_dict(health, "health", "verify_health_prometheus"), text(host))
 
 
 class FilterModule(object):
@@ -131,10 +96,8 @@ class FilterModule(object):
 
     def filters(self):
         return {"verify_summary": verify_summary, "verify_check_gpu": verify_check_gpu,
-                "verify_gate_errors": verify_gate_errors, "verify_plan": verify_plan,
-                "verify_decision": verify_decision,
+                "verify_plan": verify_plan, "verify_decision": verify_decision,
                 "output_dir_errors": output_dir_errors,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,
                 "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html,
-                "verify_health": verify_health, "verify_with_health": verify_with_health,
-                "verify_health_prometheus": verify_health_prometheus}
+                "verify_with_health": verify_with_health}

@@ -19,12 +19,12 @@ description:
   - A field a GPU does not support (ECC on GeForce cards, retired pages since Ampere) is listed in the GPU's
     C(unsupported); a kernel log that cannot be read (no permission, a container) is reported with the reason.
     Neither fails the module.
-  - With O(gates), judges the readings in the same call (RV(verdict); the logic of the
-    C(blackwell.pytorch.verify_health) filter), the PCIe link's generation from the telemetry of O(benchmark)
-    or, when a stored verification stands instead of a run, of O(stored_result).
-  - With O(textfile_dir), writes C(blackwell_pytorch_health.prom) there for node_exporter (the metrics of the
-    C(blackwell.pytorch.verify_health_prometheus) filter, named as dcgm-exporter names them) through a temporary
-    file and a rename, only when its content changes; in check mode it says whether it would.
+  - With O(gates), judges the readings in the same call (RV(verdict); the verify role's health gates), the PCIe
+    link's generation from the telemetry of O(benchmark) or, when a stored verification stands instead of a run,
+    of O(stored_result).
+  - With O(textfile_dir), writes C(blackwell_pytorch_health.prom) there for node_exporter (the readings and, with
+    O(gates), the verdict, named as dcgm-exporter names them) through a temporary file and a rename, only when its
+    content changes; in check mode it says whether it would.
   - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call, unless
     the preflight probe read the health already (M(blackwell.pytorch.preflight_facts) option C(health), the same
     readers) and the C(blackwell.pytorch.verify_health_probe) filter judges that reading.
@@ -195,7 +195,8 @@ health:
           elements: dict
 verdict:
   description:
-    - The gates' verdict (with O(gates)), as the C(blackwell.pytorch.verify_health) filter gives it.
+    - The gates' verdict (with O(gates)), what the C(blackwell.pytorch.verify_with_health) filter joins to a
+      verification result.
   returned: when O(gates) is given
   type: dict
   contains:

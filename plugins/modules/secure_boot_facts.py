@@ -14,8 +14,11 @@ description:
   - Reads C(mokutil --sb-state) when mokutil is installed, else the EFI C(SecureBoot) variable in
     C(/sys/firmware/efi/efivars). A legacy BIOS boot reports V(disabled). Where the firmware is not
     visible (containers) the state is V(unknown), which is a value, not an error.
-  - With Secure Boot enabled, an unsigned NVIDIA kernel module is refused at load time; the
-    C(blackwell.pytorch.nvidia_driver) role reads this fact to stop before installing.
+  - With Secure Boot enabled, an unsigned NVIDIA kernel module is refused at load time. The
+    C(blackwell.pytorch.nvidia_driver) role reads the same state from M(blackwell.pytorch.preflight_facts) (which
+    sets this fact too) and stops before installing when no MOK key pair is given
+    (C(nvidia_driver_mok_key), C(nvidia_driver_mok_cert)). This module reads the state alone, for a look across
+    the lab before a driver rollout (see the examples).
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils.parsing.convert_bool import boolean
+
+from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
+
+# Imported on the first as_bool() call: loading a filter file imports no module_utils (lazy_import.py).
+_inputs = module_utils("planning.inputs")
 
 
 def text(value):
@@ -49,11 +53,9 @@ def as_dict(value, name, filter_name, allow_none=True):
 
 
 def as_bool(value, name, filter_name):
-    """true / false / yes / no / 1 / 0 (as Ansible reads them) -> bool; anything else is refused."""
-    try:
-        return boolean(value, strict=True)
-    except TypeError as err:
-        raise AnsibleFilterError("%s: %s must be a boolean: %s" % (filter_name, name, err)) from err
+    """true / false / yes / no / on / off / 1 / 0 (as Ansible reads them) -> bool, read by planning.inputs.as_bool;
+    anything else is refused: "<filter_name>: <name> must be true or false, got 'x'"."""
+    return call(filter_name, _inputs.as_bool, value, name)
 
 
 def call(filter_name, function, *args, **kwargs):

@@ -21,6 +21,7 @@ CONTROLLER_ONLY=(
   # the fleet report is checked with markdown-it (a test dependency); role messages render through Jinja2
   tests/unit/plugins/module_utils/verify/test_fleet_report.py
   tests/unit/plugins/module_utils/verify/test_fleet_verdicts.py
+  tests/unit/plugins/module_utils/verify/test_fleet_low_precision.py
   # the fleet report's page rendered by headless Chromium (a controller-side browser)
   tests/unit/plugins/module_utils/verify/test_fleet_html_screenshot.py
   tests/unit/plugins/module_utils/planning/test_role_messages.py
@@ -56,6 +57,8 @@ STACK_PYTHON_TESTS=(
   # builds with a venv of the test interpreter as the build Python (3.10+ by design): bullseye's pip 20.3
   # builds out of tree (in-tree builds are pip 21.3's default), so the tree's build record is not written
   tests/unit/plugins/modules/test_pytorch_source_build.py::test_builds_the_wheel_with_its_environment
+  # unpacks FP4 bytes with the unit layer's CPU torch, a 3.11 venv of the controller's Python
+  tests/unit/plugins/module_utils/benchmark/test_bench_low_precision.py::test_fp4_values_unpack_two_e2m1_numbers_per_byte_with_a_real_torch
 )
 select=()
 for path in "${CONTROLLER_ONLY[@]}"; do

@@ -26,7 +26,7 @@ def make(tmp_path, plan, code="c0de", python=sys.executable):
     (stack / "bin").mkdir()
     for name, version in plan["expected"].items():
         (site / ("%s-%s.dist-info" % (name, version))).mkdir()
-    (stack / lifecycle.MARKER).write_text(converged.marker_text(converged.stack_record(plan, python)))
+    (stack / lifecycle.MARKER).write_text(lifecycle.marker_text(converged.stack_record(plan, python)))
     os.symlink("venvs/%s" % plan["stack"], str(root / "current"))
     stack_python = str(stack / "bin" / "python")
     current = fingerprint.fingerprint(stack_python, str(cuda), "", code=code)

@@ -4,8 +4,8 @@
 """The benchmark child program: the source run_child() hands to `python -c`.
 
 The child code lives in ordinary modules (benchmark.timing, telemetry, ops, refusals, low_precision, sustained,
-models, multi, main, and hardware.nvml_gpus, topology and link_counters with their helpers), shipped by
-common.child_program like every child.
+models, multi, main, hardware.nvml_gpus, topology and link_counters with the hardware modules they import, and
+common.error_text and gpu_lock), shipped by common.child_program like every child.
 """
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import telemetry as bench_telemetry
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue, gpu_arch, nvml_gpus, pci_ids, sysfs_gpus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import link_counters, topology
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import gpu_lock
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import error_text, gpu_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program as _program
 
 # Dependencies first: each module imports only modules listed before it.
-CHILD_MODULES = (catalogue, gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, topology, link_counters, bench_timing,
-                 bench_telemetry, bench_ops, bench_refusals, bench_low_precision, bench_sustained, bench_models,
-                 bench_multi, gpu_lock, bench_main)
+CHILD_MODULES = (error_text, catalogue, gpu_arch, pci_ids, sysfs_gpus, nvml_gpus, topology, link_counters,
+                 bench_timing, bench_telemetry, bench_ops, bench_refusals, bench_low_precision, bench_sustained,
+                 bench_models, bench_multi, gpu_lock, bench_main)
 
 
 def child_program():

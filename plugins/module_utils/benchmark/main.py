@@ -30,7 +30,8 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustai
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.sustained import LAST_S
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import (
     open_sampler, read_power_limits, summarize)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES, err_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import CPU_CACHE_BYTES
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.link_counters import (
     counter_changes, read_counters)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
-    check_close, err_text)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import check_close
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 
 _OP_BOUND = 2e-2
 

@@ -25,7 +25,8 @@ import time
 from datetime import timedelta
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
-    Timer, check_equal, err_text, measure, random_tensor)
+    Timer, check_equal, measure, random_tensor)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 
 MIB = 1024 * 1024
 CPU_RANKS = 2

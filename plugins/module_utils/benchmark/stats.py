@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Statistics of repeated timings: median, min, max, spread, and rates derived from them.
+"""Statistics of repeated timings: median, min, max, spread, and rates derived from them. median() is
+also the fleet report's (the median of a GPU model's figures on the other hosts).
 
 A rate is work over time, so the median rate comes from the median time, the highest rate
 from the shortest time and the lowest rate from the longest. Pure functions, no Ansible
@@ -13,7 +14,8 @@ import math
 
 
 def median(values):
-    """Median of a non-empty sequence of numbers."""
+    """Median of a non-empty sequence of numbers, as a float (the mean of the two middle values of an even
+    count); ValueError for an empty one."""
     ordered = sorted(values)
     if not ordered:
         raise ValueError("median of no values")

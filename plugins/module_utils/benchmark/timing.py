@@ -118,12 +118,6 @@ def check_close(torch, out, ref, bound):
     return {"ok": error is not None and error <= bound, "rel_error": error, "bound": bound}
 
 
-def err_text(exc):
-    """"Type: first line of the message" of an exception."""
-    lines = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, lines[0]) if lines else type(exc).__name__
-
-
 def ends(tensor, count=1024 * 1024):
     """The first and last `count` elements of a flat tensor: what a copy check samples."""
     return tensor[:count], tensor[-count:]

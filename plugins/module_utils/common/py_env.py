@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A Python environment read from its files, without running it: its site directories, the
 distributions installed there (*.dist-info / *.egg-info names) and its torch build
-(torch/version.py). Costs milliseconds where importing torch costs seconds. No Ansible import.
+(torch/version.py). Costs milliseconds where importing torch costs seconds. read_text() is the collection's
+one way to read a small text file that may be absent. No Ansible import.
 """
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ _TORCH_FIELD_RE = re.compile(r"^(git_version|cuda|hip)\s*(?::\s*[\w\[\], ]+)?=\s
 
 
 def read_text(path):
-    """The text of a file, or None when it cannot be read (missing, unreadable, not text)."""
+    """The text of a file as UTF-8, bytes that are not UTF-8 replaced (U+FFFD) and line ends kept as they are;
+    None when the path is empty or missing, not a regular file (a directory, a device, a pipe) or unreadable."""
+    if not path or not os.path.isfile(path):
+        return None
     try:
-        with open(path) as stream:
-            return stream.read()
-    except (IOError, OSError, UnicodeDecodeError):
+        with open(path, "rb") as stream:
+            return stream.read().decode("utf-8", "replace")
+    except (IOError, OSError):
         return None
 
 

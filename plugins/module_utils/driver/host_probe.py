@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import re
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
+
 PERSISTENCED_UNITS = ("/lib/systemd/system/nvidia-persistenced.service",
                       "/usr/lib/systemd/system/nvidia-persistenced.service")
 PACKAGE_FORMAT = {"Debian": ["dpkg-query", "-W", "-f=${Package}\t${Version}\t${db:Status-Abbrev}\n"],
@@ -22,14 +24,6 @@ PACKAGE_FORMAT = {"Debian": ["dpkg-query", "-W", "-f=${Package}\t${Version}\t${d
 
 class ProbeError(Exception):
     """A probe command failed in a way that says nothing about the host's state."""
-
-
-def read_text(path):
-    """The file's text, None when it is not there (or not a file)."""
-    if not path or not os.path.isfile(path):
-        return None
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", "replace")
 
 
 def packages_text(run, argv):

@@ -20,7 +20,6 @@ import hashlib
 import re
 
 ARMOR_BEGIN = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
-ARMOR_END = "-----END PGP PUBLIC KEY BLOCK-----"
 _BLOCK = re.compile(r"-----BEGIN PGP PUBLIC KEY BLOCK-----(.*?)-----END PGP PUBLIC KEY BLOCK-----", re.S)
 
 TAG_PUBLIC_KEY = 6

@@ -28,7 +28,6 @@ import re
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import apt_output, dnf_output
 
 WHATS = ("driver install", "toolkit install", "package install")  # job_follow's `what` of these installs
-WHAT = WHATS[0]
 STATES = ("present", "latest")
 MANAGERS = ("apt", "dnf")
 ENVIRONMENT = {"DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C"}

@@ -9,21 +9,13 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import (
     merge_with_sysfs, nvml_error_text, nvml_snapshot)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import sysfs_gpus
 
 PROC_VERSION = "/proc/driver/nvidia/version"
-
-
-def read_text(path):
-    """A file's text, or None when it cannot be read."""
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
 
 
 def read_bus(sys_root="/sys", proc_version=PROC_VERSION):

@@ -14,7 +14,6 @@ No Ansible import.
 """
 from __future__ import annotations
 
-import json
 import os
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.output_dirs import problems as dir_problems
@@ -50,11 +49,6 @@ def stack_record(plan, python):
             "python": python, "managed_by": MANAGED_BY}
 
 
-def marker_text(record):
-    """The marker file's content for a record (as pytorch_stack writes it)."""
-    return json.dumps(record, indent=4, sort_keys=True) + "\n"
-
-
 def check_stands(stored, current, force=False, problem=None):
     """(stands, reason) for a stored torch_cuda_check document (cuda_check.json) against the stack's
     fingerprint now. The verify run's settings are left out of the comparison; `problem`: why the file is not
@@ -88,7 +82,7 @@ def stack_problems(stack, links, marker, record, expected, versions):
     if links.get("current") != target:
         return ["current is %s, not %s" % (links.get("current") or "not there", target)]
     problems = []
-    if record is not None and marker != marker_text(record):
+    if record is not None and marker != lifecycle.marker_text(record):
         problems.append("%s's marker does not record this plan" % stack)
     gaps = installed_mismatches(expected or {}, versions)
     if gaps:

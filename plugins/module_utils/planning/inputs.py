@@ -7,7 +7,8 @@
 an unquoted 2.10 as the number 2.1. Each function returns the value in its one type or raises
 ValueError with a message that names the variable, what it got and what to write instead.
 Python 3.9, no Ansible import: the planning entry points (resolve.resolve_stack,
-index_catalog.read_catalog) call them.
+index_catalog.read_catalog) call them, and every filter reads its true/false arguments with as_bool
+(plugin_utils.filter_args).
 """
 from __future__ import annotations
 

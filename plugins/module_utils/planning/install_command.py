@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 
-INSTALLERS = ("uv", "pip")
 SECRET_FILE = "indexes.txt"  # the requirements file of pip's that holds the index URLs with credentials
 _USERINFO = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s]+@")
 # kinds of URL option -> the pip options of that kind; a kind moves whole (pip reads the file's --index-url

@@ -6,6 +6,7 @@
     <root>/venvs/torch-2.9.1-cu128/   a stack (a venv, or a link to an adopted environment)
     <root>/current -> venvs/<stack>   what login shells activate
     <root>/previous -> venvs/<stack>  what a rollback returns to
+    <root>/venvs/<stack>/.blackwell-stack.json   the stack's marker (marker_text())
 
 Every link moves through a new link renamed over the old one: rename is atomic, so a shell
 that activates `current` sees the old stack or the new one, never none. The functions take
@@ -13,6 +14,7 @@ the root and touch nothing else; the pytorch_stack module calls them. No Ansible
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,6 +26,12 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stacks 
 VENVS = "venvs"
 MARKER = ".blackwell-stack.json"
 LINKS = ("current", "previous")
+
+
+def marker_text(record):
+    """The content of a stack's marker file (MARKER) for a record: indented JSON, sorted keys, newline-terminated.
+    pytorch_stack writes it; the converged check compares the file with it."""
+    return json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 
 def read_links(root):

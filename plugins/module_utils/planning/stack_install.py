@@ -18,7 +18,8 @@ import tempfile
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import build_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_command import install_command
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import MARKER, VENVS, verify_problems
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import (
+    MARKER, VENVS, marker_text, verify_problems)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import installed_mismatches
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_space import (
     disk_full, disk_full_message, space_refusal)
@@ -37,11 +38,6 @@ def stack_paths(root, stack):
 def installed_versions(pip_list_json):
     """{name: version} from `pip list --format=json`."""
     return dict((item["name"], item["version"]) for item in json.loads(pip_list_json or "[]"))
-
-
-def marker_text(record):
-    """The marker file's content: the record as indented JSON, sorted keys, newline-terminated."""
-    return json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 
 def install(runner, root, stack, python, expected, pip_args, record, check_mode=False, log=None, build=None,

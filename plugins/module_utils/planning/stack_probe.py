@@ -7,7 +7,7 @@ main(argv, emit): argv[0] is a comma-separated list of packages (torch,torchvisi
 argv[1] is "check" to run `pip check` too. Emits {"pip_check": text of a failing pip check
 or "", "versions": {name: __version__}, "errors": {name: "Type: message"}, and when torch imports
 "torch_build": {"version", "cuda" (torch.version.cuda), "arch_flags" (torch._C._cuda_getArchFlags())}}.
-Runs in the stack's Python (3.9+), shipped by common.child_program. No Ansible import.
+Runs in the stack's Python (3.9+), shipped by common.child_program after common.error_text. No Ansible import.
 """
 from __future__ import annotations
 
@@ -15,11 +15,7 @@ import importlib
 import subprocess
 import sys
 
-
-def error_text(exc):
-    """"Type: first line of the message"."""
-    lines = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, lines[0]) if lines else type(exc).__name__
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 
 
 def probe(names, pip_check):
@@ -33,7 +29,7 @@ def probe(names, pip_check):
             module = importlib.import_module(name)
             out["versions"][name] = str(module.__version__)
         except BaseException as exc:  # a broken wheel raises anything, even SystemExit
-            out["errors"][name] = error_text(exc)
+            out["errors"][name] = err_text(exc)
             continue
         if name == "torch":
             out["torch_build"] = torch_build(module)

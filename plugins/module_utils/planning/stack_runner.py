@@ -5,7 +5,8 @@
 
 Runner wraps an AnsibleModule (run_command) for the steps of stack_install.install(); the installer's
 (pip's or uv's) output goes to a log file while it runs, so a poller can report progress. The probe runs
-planning.stack_probe in the stack's interpreter through common.child_program.
+planning.stack_probe (after common.error_text, which it imports) in the stack's interpreter through
+common.child_program.
 """
 from __future__ import annotations
 
@@ -13,15 +14,18 @@ import os
 import subprocess
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import py_env
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import error_text, py_env
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, stack_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError
 
+# The stack probe child's modules, dependencies first.
+PROBE_MODULES = (error_text, stack_probe)
+
 
 def probe(python, names, pip_check, timeout):
     """The stack probe's result dict, or the text of why it gave none."""
-    ran = run_child(python, child_program((stack_probe,), stack_probe, "stack probe"),
+    ran = run_child(python, child_program(PROBE_MODULES, stack_probe, "stack probe"),
                     [",".join(names), "check" if pip_check else "no-check"], timeout=timeout)
     if ran["status"] == "ok":
         return ran["result"]

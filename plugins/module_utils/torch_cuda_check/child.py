@@ -4,7 +4,8 @@
 """The child programs torch_cuda_check runs with the checked interpreter (see torch_cuda_check.run).
 
 The child code lives in ordinary modules of this package, shipped by common.child_program like
-every child; each child reports the seconds of its phases (import_torch, ...):
+every child, common.error_text and child_base first; each child reports the seconds of its phases
+(import_torch, ...):
 - facts_source(): child_facts, imports torch, reads the build facts and the GPUs.
 - companions_source(): child_companions, imports torchvision and torchaudio (slow, and a
   mismatched one can kill the process: kept apart from the facts, run beside the other children).
@@ -13,7 +14,7 @@ every child; each child reports the seconds of its phases (import_torch, ...):
 """
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import gpu_lock
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import error_text, gpu_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import child_base, child_companions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import child_facts, child_gpu
@@ -26,12 +27,12 @@ _PART_MODULES = dict((module.__name__.rsplit(".", 1)[1], module) for module in (
 
 def facts_source():
     """Source of the facts child: build facts and GPUs."""
-    return child_program((child_base, child_facts), child_facts, "facts child")
+    return child_program((error_text, child_base, child_facts), child_facts, "facts child")
 
 
 def companions_source():
     """Source of the companions child: torchvision and torchaudio versions and imports."""
-    return child_program((child_base, child_companions), child_companions, "companions child")
+    return child_program((error_text, child_base, child_companions), child_companions, "companions child")
 
 
 def gpu_modules(parts):
@@ -42,7 +43,7 @@ def gpu_modules(parts):
     needed = set(child_gpu.PARTS[part][0] for part in parts)
     parts_modules = tuple(module for name, module in sorted(_PART_MODULES.items())
                           if name in needed and module is not child_gpu)
-    return (child_base, gpu_lock) + parts_modules + (child_gpu,)
+    return (error_text, child_base, gpu_lock) + parts_modules + (child_gpu,)
 
 
 def gpu_source(parts):

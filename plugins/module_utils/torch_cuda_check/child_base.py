@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What every torch_cuda_check child shares: error text, phase seconds, importing torch.
+"""What every torch_cuda_check child shares: phase seconds, importing torch (and the error text of
+common.error_text, shipped before this module).
 
 Runs in the checked interpreter (Python 3.9+), shipped by common.child_program (see
 torch_cuda_check.child). No Ansible import; torch is imported inside import_torch() only.
@@ -10,11 +11,7 @@ from __future__ import annotations
 
 import time
 
-
-def err_text(exc):
-    """"Type: first line of the message"."""
-    lines = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, lines[0]) if lines else type(exc).__name__
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 
 
 def since(start):

@@ -17,8 +17,9 @@ import importlib.metadata
 import importlib.util
 import time
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
-    attempt, err_text, import_torch, since)
+    attempt, import_torch, since)
 
 COMPANION_NAMES = ("torchvision", "torchaudio")
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 import warnings
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
-    attempt, err_text, import_torch, since)
+    attempt, import_torch, since)
 
 
 def device_facts(index, props):

@@ -19,8 +19,9 @@ from __future__ import annotations
 import importlib
 import time
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import err_text, since
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import since
 
 # part -> (module of this package, function)
 PARTS = {

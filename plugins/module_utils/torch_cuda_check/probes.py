@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import time
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import err_text, since
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import since
 
 SDPA_BACKENDS = (
     ("flash_attention", "FLASH_ATTENTION"),

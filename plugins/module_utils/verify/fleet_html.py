@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import html as _html
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
     fleet_hosts, fleet_low_precision, fleet_multi)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_hosts import SLOW_REASONS
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_report import (
     NOT_JUDGED, gpu_cells, require_fleet, summary_text)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (

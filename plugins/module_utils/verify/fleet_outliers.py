@@ -26,6 +26,7 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import expected_of
 
 MEASURED_KEYS = ("gpu", "name", "uuid", "test", "size", "profile", "value", "max", "unit", "fraction_of_peak",
@@ -66,12 +67,6 @@ def measured(document):
                          "sm_clock_mhz": (telemetry.get("sm_clock_mhz") or {}).get("median"),
                          "ratio": (fig.get("sustained") or {}).get("ratio")})
     return rows
-
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
 
 
 def _gpu_rows(hosts):

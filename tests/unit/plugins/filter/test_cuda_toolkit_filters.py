@@ -4,15 +4,12 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.blackwell.pytorch.plugins.filter.cuda_toolkit import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import nvcc_check
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_plan import toolkit_plan
 from shells import assert_each_argument_matters, changed
 
 F = FilterModule().filters()
 RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 V100 = {"name": "Tesla V100-SXM2-32GB", "compute_capability": "7.0", "sm": "sm_70"}
-NVCC_128 = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.8, V12.8.93\n"
-ARCHS_128 = "compute_70\ncompute_90\ncompute_120\n"
 
 PLAN_BASE = {"versions": ["12.8", "12.9"], "default": "12.8", "driver": "575.51.03", "driver_cuda": "12.9",
              "gpus": [RTX5090], "minor_compat": False, "manage": "auto",
@@ -51,7 +48,7 @@ def test_toolkit_plan_compares_driver_versions_with_packaging():
     ({"versions": [], "gpus": RTX5090}, "cuda_toolkit_plan: gpus must be a list, got dict"),
     ({"versions": [], "installed": {"12.8": True}}, "cuda_toolkit_plan: installed must be a list, got dict"),
     ({"versions": [], "found": ["12.8"]}, "cuda_toolkit_plan: found must be a mapping, got list"),
-    ({"versions": [], "minor_compat": None}, "cuda_toolkit_plan: minor_compat must be a boolean"),
+    ({"versions": [], "minor_compat": None}, "cuda_toolkit_plan: minor_compat must be true or false, not empty$"),
     ({"versions": [], "installed": ["twelve"]}, "cuda_toolkit_plan: not a CUDA version"),
 ])
 def test_toolkit_plan_errors(kwargs, message):
@@ -68,24 +65,6 @@ def test_toolkit_versions_as_text_are_refused_by_the_plan_naming_the_variable():
 
 def test_toolkit_plan_refusals_stay_in_the_plan():
     assert F["cuda_toolkit_plan"](["12.8"], driver="none")["problems"] == ["not a driver version: 'none'"]
-
-
-def test_nvcc_check_passes_every_argument():
-    base = {"version_text": NVCC_128, "arch_text": ARCHS_128, "expected": "12.8", "gpus": [RTX5090]}
-    result = assert_each_argument_matters(F["cuda_nvcc_check"], base, {
-        "version_text": NVCC_128.replace("12.8", "13.0"), "arch_text": "compute_90\n", "expected": "13.0",
-        "gpus": [{"sm": "sm_100"}]})
-    assert result == nvcc_check(NVCC_128, ARCHS_128, "12.8", ["12.0"]) and result["ok"]
-
-
-@pytest.mark.parametrize("kwargs,message", [
-    ({"expected": "twelve"}, "cuda_nvcc_check: not a CUDA version"),
-    ({"expected": None}, "cuda_nvcc_check: not a CUDA version"),
-    ({"expected": "12.8", "gpus": "sm_120"}, "cuda_nvcc_check: gpus must be a list, got str"),
-])
-def test_nvcc_check_errors(kwargs, message):
-    with pytest.raises(AnsibleFilterError, match="^" + message):
-        F["cuda_nvcc_check"](NVCC_128, ARCHS_128, **kwargs)
 
 
 LOADED = {"loaded": True, "version": "580.95.05", "cuda_driver_version": "13.0", "source": "nvml"}

@@ -32,15 +32,22 @@ def test_as_dict():
         as_dict(None, "gpu", "f", allow_none=False)
 
 
-@pytest.mark.parametrize("value,expected", [(True, True), ("false", False), ("yes", True), (0, False), ("1", True)])
+@pytest.mark.parametrize("value,expected", [
+    (True, True), (False, False), ("false", False), ("yes", True), ("off", False), (" On ", True), (0, False),
+    (1, True), ("1", True), ("n", False)])
 def test_as_bool(value, expected):
     assert as_bool(value, "upgrade", "f") is expected
 
 
-@pytest.mark.parametrize("value", ["maybe", None, [1]])
-def test_as_bool_refuses(value):
-    with pytest.raises(AnsibleFilterError, match="^f: upgrade must be a boolean"):
+@pytest.mark.parametrize("value,message", [
+    ("maybe", "f: upgrade must be true or false, got 'maybe'"), (2, "f: upgrade must be true or false, got 2"),
+    ("", "f: upgrade must be true or false, got ''"), (None, "f: upgrade must be true or false, not empty"),
+    ([1], "f: upgrade must be true or false, got [1]")])
+def test_as_bool_refuses_with_the_filter_and_the_argument(value, message):
+    with pytest.raises(AnsibleFilterError) as caught:
         as_bool(value, "upgrade", "f")
+    assert str(caught.value) == message
+    assert isinstance(caught.value.__cause__, ValueError)
 
 
 def test_call_maps_value_error_only():

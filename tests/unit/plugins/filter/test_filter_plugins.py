@@ -13,7 +13,7 @@ PLUGINS = {
     "openpgp": ["openpgp_key_check"],
     "nvidia_driver": ["nvidia_driver_apt_packages", "nvidia_driver_load_state", "nvidia_driver_plan",
                       "nvidia_driver_repo_check", "nvidia_driver_repo_layout"],
-    "cuda_toolkit": ["cuda_nvcc_check", "cuda_toolkit_driver", "cuda_toolkit_plan"],
+    "cuda_toolkit": ["cuda_toolkit_driver", "cuda_toolkit_plan"],
     "container_toolkit": ["container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_gpu_match",
                           "container_toolkit_inputs", "container_toolkit_probe", "container_toolkit_runtimes"],
     "torch": ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary", "torch_gate_failure",
@@ -23,8 +23,7 @@ PLUGINS = {
     "verify_health_probe": ["verify_health_probe"],
     "verify_steps": ["verify_steps"],
     "verify": ["fleet_report_data", "fleet_report_html", "fleet_report_markdown", "output_dir_errors", "verify_check_gpu",
-               "verify_decision", "verify_gate_errors", "verify_health", "verify_health_prometheus", "verify_plan", "verify_prometheus",
-               "verify_summary", "verify_with_health"],
+               "verify_decision", "verify_plan", "verify_prometheus", "verify_summary", "verify_with_health"],
 }
 
 

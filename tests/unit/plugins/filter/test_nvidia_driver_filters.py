@@ -48,7 +48,8 @@ def test_driver_plan_defaults_and_none():
     ({"gpus": "sm_120"}, "nvidia_driver_plan: gpus must be a list, got str"),
     ({"gpus": ["sm_120"]}, r"nvidia_driver_plan: gpus\[0\] must be a mapping, got str"),
     ({"gpus": [RTX5090], "loaded": "yes"}, "nvidia_driver_plan: loaded must be a mapping, got str"),
-    ({"gpus": [RTX5090], "upgrade": "sometimes"}, "nvidia_driver_plan: upgrade must be a boolean"),
+    ({"gpus": [RTX5090], "upgrade": "sometimes"},
+     "nvidia_driver_plan: upgrade must be true or false, got 'sometimes'$"),
     ({"gpus": [{"compute_capability": "twelve"}]}, "nvidia_driver_plan: not a compute capability"),
 ])
 def test_driver_plan_errors(kwargs, message):
@@ -80,7 +81,8 @@ def test_load_state_compares_versions_with_packaging():
 
 @pytest.mark.parametrize("kwargs,message", [
     ({"gpus": {"0": RTX5090}}, "nvidia_driver_load_state: gpus must be a list, got dict"),
-    ({"gpus": [], "nouveau_loaded": None}, "nvidia_driver_load_state: nouveau_loaded must be a boolean"),
+    ({"gpus": [], "nouveau_loaded": None},
+     "nvidia_driver_load_state: nouveau_loaded must be true or false, not empty$"),
     ({"gpus": [], "loaded": ["x"]}, "nvidia_driver_load_state: loaded must be a mapping, got list"),
 ])
 def test_load_state_errors(kwargs, message):

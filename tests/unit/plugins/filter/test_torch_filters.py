@@ -53,7 +53,7 @@ def test_profile_shell():
         "current": "/srv/torch/current", "module_loading": "EAGER", "alloc_conf": "", "allow_tf32": "true",
         "managed": "Lab managed"})
     assert result == role_steps.profile_text("/opt/pytorch/current", "LAZY", "expandable_segments:True")
-    with pytest.raises(AnsibleFilterError, match="^torch_profile: allow_tf32 must be a boolean"):
+    with pytest.raises(AnsibleFilterError, match="^torch_profile: allow_tf32 must be true or false, got 'perhaps'$"):
         F["torch_profile"]("/opt/pytorch/current", allow_tf32="perhaps")
 
 
@@ -69,7 +69,7 @@ def test_plan_reads_versions_with_packaging():
     ({"gpus": "sm_120"}, "torch_plan: gpus must be a list, got str"),
     ({"gpus": [None]}, r"torch_plan: gpus\[0\] must be a mapping, got NoneType"),
     ({"companions": "torchvision"}, "torch_plan: companions must be a list, got str"),
-    ({"builds": "perhaps"}, "torch_plan: builds must be a boolean"),
+    ({"builds": "perhaps"}, "torch_plan: builds must be true or false, got 'perhaps'$"),
 ])
 def test_plan_errors(kwargs, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):

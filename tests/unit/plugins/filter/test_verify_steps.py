@@ -89,7 +89,7 @@ def test_a_pending_fingerprint_call_comes_first_and_its_answer_gives_the_rest(ma
 
 
 def test_bad_arguments_name_the_filter():
-    with pytest.raises(AnsibleFilterError, match="^verify_steps: health must be a boolean"):
+    with pytest.raises(AnsibleFilterError, match="^verify_steps: health must be true or false, got 'sometimes'$"):
         STEPS(STANDS, None, {}, request(""), {"health": "sometimes"})
     with pytest.raises(AnsibleFilterError, match="^verify_steps: decision must be a mapping, got list"):
         STEPS([], None, {}, request(""), {})

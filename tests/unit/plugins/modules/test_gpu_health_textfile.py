@@ -2,8 +2,7 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """gpu_health judging its reading (option gates) and writing the health textfile in the same call: the verdict is
-the verify_health filter's (health_gates.evaluate), the file is the verify_health_prometheus filter's
-(health_metrics.prometheus), written through a rename only when
+health_gates.evaluate's, the file is health_metrics.prometheus's, written through a rename only when
 its content changes; check mode says so without writing. NVML is a fake pynvml; the kernel log is not read."""
 from __future__ import annotations
 

@@ -8,13 +8,16 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats 
     median, rate, slowest_per_rep, summarize)
 
 
-@pytest.mark.parametrize("values, expected", [([3.0], 3.0), ([5, 1, 3], 3.0), ([4, 1, 3, 2], 2.5)])
-def test_median(values, expected):
-    assert median(values) == expected
+@pytest.mark.parametrize("values, expected", [
+    ([3.0], 3.0), ([7], 7.0), ([5, 1, 3], 3.0), ([3, 1, 2], 2.0), ([4, 1, 3, 2], 2.5), ([4, 1, 2, 3], 2.5),
+    ((0.5, 0.25), 0.375), ([2, 2, 9], 2.0), (iter([10, 30, 20, 40]), 25.0)])
+def test_median_of_odd_and_even_counts_is_a_float(values, expected):
+    got = median(values)
+    assert got == expected and isinstance(got, float)
 
 
 def test_median_of_nothing_is_an_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^median of no values$"):
         median([])
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
-    MAX_SETS, ends, err_text, measure, rotation_sets)
+    MAX_SETS, ends, measure, rotation_sets)
 
 MIB = 1024 * 1024
 
@@ -53,12 +53,6 @@ def test_rotation_spans_four_times_the_cache():
     assert rotation_sets(128 * MIB, l2) == 2  # 4096^2 fp32 A and B
     assert rotation_sets(48 * MIB, l2) == 5
     assert rotation_sets(1024, l2) == MAX_SETS
-
-
-def test_error_text_keeps_type_and_first_line():
-    assert err_text(RuntimeError("CUDA error: out of memory\nCUDA kernel errors might be ...")) == \
-        "RuntimeError: CUDA error: out of memory"
-    assert err_text(KeyError()) == "KeyError"
 
 
 def test_copy_checks_sample_both_ends():

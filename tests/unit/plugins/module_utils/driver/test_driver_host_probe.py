@@ -22,14 +22,6 @@ def printer(text, rc=0):
     return [sys.executable, "-c", "import sys; sys.stdout.write(%r); sys.exit(%d)" % (text, rc)]
 
 
-def test_read_text_is_none_for_what_is_not_a_file(tmp_path):
-    (tmp_path / "a").write_text("x\n")
-    assert host_probe.read_text(str(tmp_path / "a")) == "x\n"
-    assert host_probe.read_text(str(tmp_path / "missing")) is None
-    assert host_probe.read_text(str(tmp_path)) is None
-    assert host_probe.read_text("") is None
-
-
 def test_the_package_probe_accepts_a_pattern_without_match_and_refuses_a_failure():
     assert host_probe.packages_text(run, printer("nvidia-open\t580\tii \n", 1)) == "nvidia-open\t580\tii \n"
     with pytest.raises(host_probe.ProbeError, match="rc 2"):

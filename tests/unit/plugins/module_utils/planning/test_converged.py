@@ -10,6 +10,7 @@ import os
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged as cv
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision
 from ansible_collections.blackwell.pytorch.plugins.module_utils.results import fingerprint as vf
@@ -39,7 +40,7 @@ def test_stack_record_is_what_the_role_writes_in_the_marker():
     assert steps["record"] == record
     assert sorted(record) == ["channel", "managed_by", "method", "pins", "python", "stack"]
     assert record["managed_by"] == "blackwell.pytorch.pytorch" and record["python"] == "/usr/bin/python3"
-    assert cv.marker_text(record) == json.dumps(record, indent=4, sort_keys=True) + "\n"
+    assert lifecycle.marker_text(record) == json.dumps(record, indent=4, sort_keys=True) + "\n"
 
 
 def _fp(**changes):
@@ -87,7 +88,7 @@ def test_profile_problem(found, problem):
 def test_stack_problems():
     links = {"current": "venvs/torch-2.9.1-cu128", "previous": None}
     record = cv.stack_record(PLAN, "/usr/bin/python3")
-    marker = cv.marker_text(record)
+    marker = lifecycle.marker_text(record)
     versions = {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}
     assert cv.stack_problems("torch-2.9.1-cu128", links, marker, record, PLAN["expected"], versions) == []
     assert cv.stack_problems(None, links, marker, record, {}, {}) == ["no stack to compare"]
@@ -129,7 +130,7 @@ def host(tmp_path):
     root = tmp_path / "pytorch"
     python = _venv(root, PLAN["stack"], PLAN["expected"])
     record = cv.stack_record(PLAN, "/usr/bin/python3")
-    (root / "venvs" / PLAN["stack"] / cv.lifecycle.MARKER).write_text(cv.marker_text(record))
+    (root / "venvs" / PLAN["stack"] / cv.lifecycle.MARKER).write_text(lifecycle.marker_text(record))
     os.symlink("venvs/%s" % PLAN["stack"], str(root / "current"))
     cuda = tmp_path / "cuda"
     cuda.mkdir()

@@ -18,10 +18,12 @@ def test_booleans_as_ansible_reads_them(value, want):
     assert inputs.as_bool(value, "pytorch_pin_local_label") is want
 
 
-@pytest.mark.parametrize("value", ["maybe", "", None, 2, [True]])
-def test_other_booleans_are_refused(value):
-    with pytest.raises(ValueError, match="pytorch_pin_local_label must be true or false"):
+@pytest.mark.parametrize("value, got", [("maybe", "got 'maybe'"), ("", "got ''"), (None, "not empty"), (2, "got 2"),
+                                        ([True], "got [True]"), (1.0, "got 1.0")])
+def test_other_booleans_are_refused(value, got):
+    with pytest.raises(ValueError) as caught:
         inputs.as_bool(value, "pytorch_pin_local_label")
+    assert str(caught.value) == "pytorch_pin_local_label must be true or false, " + got
 
 
 def test_string_false_reaches_the_pins():

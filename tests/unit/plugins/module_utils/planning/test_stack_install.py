@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import (
-    StackError, install, marker_text)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import marker_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import StackError, install
 
 EXPECTED = {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}
 PINS = ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]

@@ -8,6 +8,7 @@ import pytest
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, stack_probe
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import PROBE_MODULES
 
 
 def make_stack(root, name, mtime, python=True):
@@ -21,6 +22,14 @@ def make_stack(root, name, mtime, python=True):
 
 def link(root, name, target):
     os.symlink(target, str(root / name))
+
+
+def test_marker_text_is_indented_json_with_sorted_keys_and_a_final_newline():
+    record = {"stack": "torch-2.9.1-cu128", "pins": ["torch==2.9.1"], "managed_by": "blackwell.pytorch.pytorch"}
+    assert lifecycle.marker_text(record) == (
+        '{\n    "managed_by": "blackwell.pytorch.pytorch",\n    "pins": [\n        "torch==2.9.1"\n    ],\n'
+        '    "stack": "torch-2.9.1-cu128"\n}\n')
+    assert lifecycle.marker_text({}) == "{}\n"
 
 
 @pytest.mark.parametrize("links, target, plan", [
@@ -130,8 +139,8 @@ def test_stack_probe_runs_as_a_child(tmp_path):
     broken = tmp_path / "brokenpkg"
     broken.mkdir()
     (broken / "__init__.py").write_text("raise OSError('libc10.so: cannot open shared object file')\n")
-    ran = run_child(sys.executable, child_program((stack_probe,), stack_probe), ["fakepkg,brokenpkg", "no-check"],
-                    env={"PYTHONPATH": str(tmp_path)}, timeout=60)
+    ran = run_child(sys.executable, child_program(PROBE_MODULES, stack_probe),
+                    ["fakepkg,brokenpkg", "no-check"], env={"PYTHONPATH": str(tmp_path)}, timeout=60)
     assert ran["status"] == "ok", ran
     assert ran["result"] == {"pip_check": "", "versions": {"fakepkg": "1.2.3"},
                              "errors": {"brokenpkg": "OSError: libc10.so: cannot open shared object file"}}

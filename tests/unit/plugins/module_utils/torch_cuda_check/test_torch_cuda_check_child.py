@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import cpu_probes_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import error_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import (
     MAX_ARG_BYTES, child_program, module_source)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
@@ -28,7 +29,7 @@ def run(source, *args, **kwargs):
     return result["result"]
 
 
-CHILD_MODULES = (child_base, child_facts, child_companions, probes, native_sass, child_gpu)
+CHILD_MODULES = (error_text, child_base, child_facts, child_companions, probes, native_sass, child_gpu)
 PROGRAMS = [("facts", facts_source), ("companions", companions_source)] + [
     ("gpu " + ",".join(parts), lambda parts=parts: gpu_source(parts))
     for parts in (GPU_PARTS, ("ops", "probes"), ("ops", "sass"), ("ops",), ("compile",))]
@@ -42,11 +43,11 @@ def test_programs_compile_and_fit_in_one_argument(name, build):
 
 
 @pytest.mark.parametrize("parts, names", [
-    (("ops",), ["child_base", "gpu_lock", "child_gpu"]),
-    (("ops", "probes"), ["child_base", "gpu_lock", "probes", "child_gpu"]),
-    (("ops", "sass"), ["child_base", "gpu_lock", "native_sass", "child_gpu"]),
-    (("compile",), ["child_base", "gpu_lock", "probes", "child_gpu"]),
-    (GPU_PARTS, ["child_base", "gpu_lock", "native_sass", "probes", "child_gpu"]),
+    (("ops",), ["error_text", "child_base", "gpu_lock", "child_gpu"]),
+    (("ops", "probes"), ["error_text", "child_base", "gpu_lock", "probes", "child_gpu"]),
+    (("ops", "sass"), ["error_text", "child_base", "gpu_lock", "native_sass", "child_gpu"]),
+    (("compile",), ["error_text", "child_base", "gpu_lock", "probes", "child_gpu"]),
+    (GPU_PARTS, ["error_text", "child_base", "gpu_lock", "native_sass", "probes", "child_gpu"]),
 ])
 def test_a_gpu_child_ships_only_the_modules_of_its_parts(parts, names):
     assert [module.__name__.rsplit(".", 1)[1] for module in gpu_modules(parts)] == names
@@ -59,16 +60,22 @@ def test_facts_and_companions_ship_their_entry_and_the_base():
     assert "_install(%r" % child_facts.__name__ in facts_source()
     assert "_install(%r" % child_companions.__name__ not in facts_source()
     assert "_install(%r" % child_companions.__name__ in companions_source()
-    assert "_install(%r" % child_base.__name__ in companions_source()
+    for source in (facts_source(), companions_source()):
+        assert source.index("_install(%r" % error_text.__name__) < source.index("_install(%r" % child_base.__name__)
 
 
-def test_child_modules_import_only_modules_shipped_before_them():
-    for modules in [(child_base, child_facts), (child_base, child_companions), gpu_modules(GPU_PARTS)]:
-        order = [module.__name__ for module in modules]
-        for position, module in enumerate(modules):
-            source = module_source(module)
-            for other in order[position:]:
-                assert "from %s import" % other not in source, (module.__name__, other)
+MODULE_IMPORT = re.compile(r"^from (ansible_collections\.[\w.]+) import", re.M)
+
+
+@pytest.mark.parametrize("modules", [(error_text, child_base, child_facts), (error_text, child_base, child_companions),
+                                     gpu_modules(GPU_PARTS), (error_text, child_base, probes, cpu_probes_child)],
+                         ids=["facts", "companions", "gpu", "cpu probes"])
+def test_child_modules_import_only_modules_shipped_before_them(modules):
+    shipped = []
+    for module in modules:
+        imported = MODULE_IMPORT.findall(module_source(module))
+        assert [name for name in imported if name not in shipped] == [], module.__name__
+        shipped.append(module.__name__)
 
 
 @pytest.mark.parametrize("module", CHILD_MODULES, ids=lambda module: module.__name__.rsplit(".", 1)[1])
@@ -157,7 +164,7 @@ def test_gpu_child_reports_cuda_init_failure():
 @needs_torch
 def test_probe_code_on_the_cpu():
     """The probes take a device: on the CPU the math backend runs and the fused ones are refused."""
-    result = run(child_program((child_base, probes, cpu_probes_child), cpu_probes_child, "CPU probes"))
+    result = run(child_program((error_text, child_base, probes, cpu_probes_child), cpu_probes_child, "CPU probes"))
     assert result["math_attention"]["status"] == "ok" and result["math_attention"]["relative_error"] < 2e-2
     assert result["efficient_attention"]["status"] == "unavailable"
     assert result["bf16"]["status"] == "ok"

@@ -28,10 +28,6 @@ def test_measured_keeps_every_gpu_figure_of_the_result():
         {"index": 0, "figures": {"gemm_bf16": {"value": None, "status": "failed"}}}]}}) == []
 
 
-def test_median_of_odd_and_even_counts():
-    assert fleet_outliers.median([3, 1, 2]) == 2 and fleet_outliers.median([4, 1, 2, 3]) == 2.5
-
-
 def test_one_host_of_a_model_is_compared_with_the_figure_expected_of_its_model():
     healthy = fleet_report.fleet({"ws-h100": result("ws-h100", H100)})
     assert flags_of(healthy) == [] and healthy["flagged"] == []

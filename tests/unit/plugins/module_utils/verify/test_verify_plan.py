@@ -33,7 +33,7 @@ def test_gate_on_test_not_in_verify_tests_is_refused():
                                                                "memcpy": {"min_gbps": 10}}))
     assert got["errors"] == ["verify_gates: gate on memcpy can never fire: verify_tests (gemm_fp32) does not list "
                              "memcpy (profiles that run it: quick, standard, full; or add it to verify_tests)"]
-    assert F["verify_gate_errors"]({"memcpy": {"min_gbps": 10}}, "cuda", "quick", ["gemm_fp32"]) == [
+    assert plan.gate_errors({"memcpy": {"min_gbps": 10}}, "cuda", "quick", ["gemm_fp32"]) == [
         got["errors"][0][len("verify_gates: "):]]
 
 
