@@ -5,7 +5,8 @@
 
 - probe: torch build, CUDA availability, every GPU's properties, NVML facts (through
   nvml_gpus, when nvidia-ml-py imports) with each GPU's NVLink links and NVLink peers (topology);
-  a torch that does not import is reported, not raised.
+  a torch that does not import is reported, not raised. With a second argument "-", the child then
+  reads its next plan (the first device's) from stdin: one process and one torch import for both.
 - device: the per-device tests of the plan on one device ("cuda:N" or "cpu"); on a GPU, its PCIe
   replay and AER counters before the first test and after the last (link_counters), and the power
   limits beside the sustained tests' telemetry.
@@ -182,12 +183,16 @@ def run_multi(plan, emit):
         emit({"tests": results, "gpu_lock": lock})
 
 
+MODES = {"probe": probe, "device": run_device, "multi": run_multi}
+
+
 def main(argv, emit):
-    if argv[0] == "-":  # started before its plan was known: import torch meanwhile, then read the plan
-        import torch  # noqa: F401 pylint: disable=unused-import
-        text = sys.stdin.read()
-        if not text.strip():
-            return
-        argv = [text]
+    """argv: [plan] runs the plan. [probe plan, "-"]: the probe, then the plan stdin gives (the first device child:
+    one torch import for both; empty input ends it; common.staged_child is the other side)."""
     plan = json.loads(argv[0])
-    {"probe": probe, "device": run_device, "multi": run_multi}[plan["mode"]](plan, emit)
+    MODES[plan["mode"]](plan, emit)
+    if argv[1:] == ["-"]:
+        text = sys.stdin.read()
+        if text.strip():
+            plan = json.loads(text)
+            MODES[plan["mode"]](plan, emit)

@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Run the benchmark: validate the options, probe the interpreter, run one child per device
 (one after the other, each with its own timeout) and one child between GPUs, then assemble
-the result document with its gate verdict. The first device child starts beside the probe and
-imports torch while the probe runs; it reads its plan from stdin once the probe is in.
+the result document with its gate verdict. The first device child is the probe: it answers the
+probe, then reads its device plan from stdin (common.staged_child), so torch is imported once for both.
 
 Bad input is refused before any child starts; what only the probe can tell (no GPU, a GPU
 too old for a gated test, a single GPU for a multi-GPU gate) is refused before any test
@@ -12,9 +12,7 @@ runs. No Ansible import: the module shell calls run(params, host).
 """
 from __future__ import annotations
 
-import queue
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.capability import block as capability_block
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
@@ -28,6 +26,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.result
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     MIN_REP_S, MIN_REPS, PROFILES, TESTS, WARMUP_S, resolve_sizes, select_tests, skip_reason, spec_of)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.staged_child import StagedChild
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.topology import topology as link_topology
@@ -86,9 +85,9 @@ def static_plan(params):
     return names, sizes, settings_for(params)
 
 
-def _probe(python, program, device):
-    result = run_child(python, program, [plan_arg({"mode": "probe", "device": device})], env=CHILD_ENV,
-                       timeout=PROBE_TIMEOUT)
+def _probe(child, python):
+    """The probe's facts from the first device child (its first stage); BenchmarkError when torch cannot answer."""
+    result = child.first(PROBE_TIMEOUT)
     if result["status"] != "ok":
         raise BenchmarkError("probing torch in %s: child %s: %s" % (python, result["status"], result["error"]))
     facts = result["result"]
@@ -147,26 +146,6 @@ def _check_gates_after_probe(params, names, skips, gpus):
     errors.extend(validate_gpu_gates(params.get("gpu_gates"), not_run, params["device"]))
     if errors:
         raise BenchmarkError("; ".join(errors))
-
-
-class EarlyChild(object):
-    """The first device child, started beside the probe before its plan is known: it imports torch
-    meanwhile and reads the plan from stdin (common.child_run.run_child's `stdin`)."""
-
-    def __init__(self, pool, python, program, timeout):
-        self._plan = queue.Queue(1)
-        self._future = pool.submit(run_child, python, program, ["-"], env=CHILD_ENV, timeout=timeout,
-                                   stdin=self._plan.get)
-
-    def give(self, plan):
-        """Hand the child its plan; its result once it ends."""
-        self._plan.put(plan_arg(plan))
-        return self._future.result()
-
-    def cancel(self):
-        """The child is not needed (a refusal, or nothing to run): it is killed unheard."""
-        self._plan.put(None)
-        self._future.result()
 
 
 def _child(python, program, plan, timeout, env=None):
@@ -232,7 +211,7 @@ def _run_device(python, program, run, gpu, facts, early=None):
     plan = dict(run["lock"], mode="device", device="cuda:%d" % key if gpu else "cpu", settings=settings,
                 tests=[_entry(name, sizes) for name in todo])
     if early is not None and plan["tests"]:
-        result = early.give(plan)
+        result = early.finish(plan_arg(plan), settings["timeout"])
     else:
         if early is not None:
             early.cancel()
@@ -303,21 +282,21 @@ def run(params, host):
     if problem:
         raise BenchmarkError(problem)
     program = child_program()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        early = EarlyChild(pool, python, program, settings["timeout"])
-        try:
-            facts = _probe(python, program, device)
-            gpus = _gpus(facts, params.get("gpus"), python) if device == "cuda" else None
-            skips = _skips(names, device, gpus)
-            _check_gates_after_probe(params, names, skips, gpus)
-        except BaseException:
-            early.cancel()
-            raise
-        plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips,
-                "lock": lock_plan(params, settings), "gates": params.get("gates") or {}, "profile": params["profile"],
-                "gpu_gates": params.get("gpu_gates") or []}
-        devices = [_run_device(python, program, plan, gpu, facts, early if position == 0 else None)
-                   for position, gpu in enumerate(gpus or [None])]
+    # the first device child: the probe first, then (stdin) its device plan
+    early = StagedChild(python, program, [plan_arg({"mode": "probe", "device": device}), "-"], env=CHILD_ENV)
+    try:
+        facts = _probe(early, python)
+        gpus = _gpus(facts, params.get("gpus"), python) if device == "cuda" else None
+        skips = _skips(names, device, gpus)
+        _check_gates_after_probe(params, names, skips, gpus)
+    except BaseException:
+        early.cancel()
+        raise
+    plan = {"names": names, "sizes": sizes, "settings": settings, "skips": skips,
+            "lock": lock_plan(params, settings), "gates": params.get("gates") or {}, "profile": params["profile"],
+            "gpu_gates": params.get("gpu_gates") or []}
+    devices = [_run_device(python, program, plan, gpu, facts, early if position == 0 else None)
+               for position, gpu in enumerate(gpus or [None])]
     document = {
         "schema": SCHEMA, "host": host, "device": device, "profile": params["profile"], "tests": names,
         "started": started, "python": python, "torch": facts["torch"], "settings": settings,

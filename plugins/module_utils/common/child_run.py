@@ -102,7 +102,7 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=N
         start_new_session=True)
     text = stdin() if stdin is not None else None
     if stdin is not None and text is None:
-        _kill(proc)
+        kill_group(proc)
         proc.communicate()
         return parse_child_output(b"", b"", proc.returncode, False, time.monotonic() - start, timeout)
     timed_out = False
@@ -110,7 +110,7 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=N
         stdout, stderr = proc.communicate(input=text.encode("utf-8") if text is not None else None, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill(proc)
+        kill_group(proc)
         stdout, stderr = proc.communicate()
     return parse_child_output(stdout, stderr, proc.returncode, timed_out,
                               time.monotonic() - start, timeout)
@@ -129,7 +129,8 @@ def environment(base, env, parent_pid):
     return child_env
 
 
-def _kill(proc):
+def kill_group(proc):
+    """Kill the process group of `proc` (a child started in a session of its own), if it is still there."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:

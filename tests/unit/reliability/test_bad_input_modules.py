@@ -28,6 +28,7 @@ def no_children(monkeypatch):
 
     monkeypatch.setattr(torch_cuda_check, "run_check", refuse)
     monkeypatch.setattr(bench_run, "run_child", refuse)
+    monkeypatch.setattr(bench_run, "StagedChild", refuse)
     monkeypatch.setattr(bench_run, "check_interpreter", refuse)
     return started
 

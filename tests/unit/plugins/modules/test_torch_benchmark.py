@@ -52,12 +52,22 @@ class Children:
 
     def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
         plan = self.plan_of(args, stdin)
-        if plan is None:  # the child started beside the probe was not needed: killed unheard
+        if plan is None:  # a child whose input was refused: killed unheard
             self.canceled += 1
             return {"status": "crashed", "error": "killed by signal 9", "seconds": 0.1, "result": None, "rc": -9,
                     "stderr_tail": ""}
         self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python, "early": stdin is not None})
         return getattr(self, plan["mode"])(plan)
+
+    def staged(self, python, source, args=(), env=None, cwd=None):
+        """Stands in for common.staged_child.StagedChild: the probe (args[0]), then the plan finish() gives."""
+        return StagedFake(self, python, args, env)
+
+    def install(self, monkeypatch):
+        """This fake in place of every child run.py starts."""
+        monkeypatch.setattr(bench_run, "run_child", self)
+        monkeypatch.setattr(bench_run, "StagedChild", self.staged)
+        return self
 
     @staticmethod
     def plan_of(args, stdin):
@@ -103,12 +113,27 @@ class Children:
         return ok({"tests": results})
 
 
+class StagedFake(object):
+    """The first device child of a fake run: its first stage is the probe, finish() hands it its device plan."""
+
+    def __init__(self, children, python, args, env):
+        assert args[1:] == ["-"], args
+        self.children, self.python, self.args, self.env = children, python, args, env
+
+    def first(self, timeout):
+        return self.children(self.python, "", self.args[:1], env=self.env, timeout=timeout)
+
+    def finish(self, text, timeout):
+        return self.children(self.python, "", ["-"], env=self.env, timeout=timeout, stdin=lambda: text)
+
+    def cancel(self):
+        self.children.canceled += 1
+
+
 @pytest.fixture
 def children(monkeypatch):
     def install(**kwargs):
-        fake_children = Children(**kwargs)
-        monkeypatch.setattr(bench_run, "run_child", fake_children)
-        return fake_children
+        return Children(**kwargs).install(monkeypatch)
     return install
 
 
@@ -117,7 +142,7 @@ def test_h100_quick_profile_reports_every_figure_against_its_peak(children, run_
     status, result = run_module(torch_benchmark, {"python": sys.executable})
     assert status == "exit" and result["changed"] is False and result["failed_gates"] == []
     assert result["warnings"] == [] and result["dest"] is None
-    # the device child was started beside the probe and got its plan through stdin
+    # the probe's child measured the device: its plan came through stdin
     assert [(call["plan"]["mode"], call["early"]) for call in fake_children.calls] == [
         ("probe", False), ("device", True)]
     assert fake_children.calls[1]["plan"]["gpu_lock"].endswith("/blackwell-pytorch-gpu.lock")
@@ -261,7 +286,7 @@ def test_gate_on_a_test_the_gpu_cannot_run_is_refused_after_the_probe(children, 
     assert status == "fail"
     assert result["msg"] == "gate on gemm_fp8, a test that does not run: needs compute capability >= 8.9 on GPU(s) 0"
     assert [call["plan"]["mode"] for call in fake_children.calls] == ["probe"]
-    assert fake_children.canceled == 1  # the device child started beside the probe ran nothing
+    assert fake_children.canceled == 1  # the probe's child measured nothing: killed unheard
 
 
 def test_a_child_timeout_keeps_earlier_figures_and_fails_gates_on_the_rest(children, run_module):
@@ -385,7 +410,7 @@ class HangingP2P(Children):
 def test_a_multi_gpu_hang_is_reported_and_retried_without_p2p(monkeypatch, run_module):
     pro = dict(fake.H100, name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc=(12, 0))
     fake_children = HangingP2P(cards=[card(pro, 0, "GPU-a", 188), card(pro, 1, "GPU-b", 188)])
-    monkeypatch.setattr(bench_run, "run_child", fake_children)
+    fake_children.install(monkeypatch)
     status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["allreduce", "p2p"]})
     assert status == "exit"
     multi = result["benchmark"]["multi_gpu"]
@@ -405,8 +430,7 @@ def test_a_hang_in_both_modes_fails_the_figures_and_ends(monkeypatch, run_module
                     "rc": -9, "stderr_tail": ""}
 
     pro = dict(fake.H100, name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc=(12, 0))
-    monkeypatch.setattr(bench_run, "run_child", AlwaysHangs(cards=[card(pro, 0, "GPU-a", 188),
-                                                                   card(pro, 1, "GPU-b", 188)]))
+    AlwaysHangs(cards=[card(pro, 0, "GPU-a", 188), card(pro, 1, "GPU-b", 188)]).install(monkeypatch)
     status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["allreduce"],
                                                   "gates": {"allreduce": {"min_gbps": 10}}})
     assert status == "fail" and "allreduce" in result["msg"]

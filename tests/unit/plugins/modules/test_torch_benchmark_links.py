@@ -9,7 +9,6 @@ import pytest
 
 import fake_pynvml as fake
 from test_torch_benchmark import Children
-from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import run as bench_run
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.results import schema_errors
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import MIB
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gpus import nvml_snapshot
@@ -32,9 +31,7 @@ def h200_cards():
 
 @pytest.fixture
 def h200_children(monkeypatch):
-    fake_children = Children(cards=h200_cards())
-    monkeypatch.setattr(bench_run, "run_child", fake_children)
-    return fake_children
+    return Children(cards=h200_cards()).install(monkeypatch)
 
 
 def test_the_pair_s_figures_carry_the_nvlink_expectation(h200_children, run_module):
@@ -87,7 +84,7 @@ def test_nvls_true_measures_the_multi_gpu_tests_with_nvlink_multicast(h200_child
 
 
 def test_without_nvml_there_is_no_topology_and_no_expectation(monkeypatch, run_module):
-    monkeypatch.setattr(bench_run, "run_child", Children(cards=h200_cards(), nvml=False))
+    Children(cards=h200_cards(), nvml=False).install(monkeypatch)
     status, result = run_module(torch_benchmark, {"python": sys.executable, "tests": ["p2p", "allreduce"]})
     multi = result["benchmark"]["multi_gpu"]
     assert multi["topology"] is None

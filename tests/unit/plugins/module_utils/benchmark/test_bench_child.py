@@ -14,6 +14,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import CHILD_MODULES, child_program, plan_arg
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import MAX_ARG_BYTES, module_source
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import run_child
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common.staged_child import StagedChild
 
 PACKAGE = "ansible_collections/blackwell/pytorch/plugins/module_utils"
 MODULE_IMPORT = re.compile(r"^from (ansible_collections\.[\w.]+) import", re.M)
@@ -74,3 +75,16 @@ def test_a_torch_that_fails_to_load_is_reported(tmp_path):
 def test_a_missing_torch_is_reported():
     result = run_child(sys.executable, child_program(), [plan_arg({"mode": "probe", "device": "cpu"})], timeout=60)
     assert result["result"] == {"torch_error": "ModuleNotFoundError: No module named 'torch'", "torch_missing": True}
+
+
+def test_the_first_device_child_answers_the_probe_then_ends_on_empty_input(tmp_path):
+    broken = tmp_path / "torch"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise OSError('libcudart.so.13: cannot open shared object file')\n")
+    child = StagedChild(sys.executable, child_program(), [plan_arg({"mode": "probe", "device": "cuda"}), "-"],
+                        env={"PYTHONPATH": str(tmp_path)})
+    first = child.first(60)
+    assert (first["status"], first["result"]) == ("ok", {
+        "torch_error": "OSError: libcudart.so.13: cannot open shared object file", "torch_missing": False})
+    final = child.finish("", 60)  # no plan: it ends without measuring
+    assert (final["returncode"], final["result"]) == (0, None)
