@@ -22,7 +22,7 @@ boot=$(( $(date +%s) - start ))
 # Jobs start in this order as slots free up, the longest first (times of a full run on 2 cores); a
 # scenario not named here starts after the named ones.
 order=(molecule-prep unit molecule-rollout molecule-driver_toolkit molecule-pytorch sanity molecule-airgap
-       molecule-pytorch_source molecule-container_toolkit molecule-verify lint molecule-pytorch_real molecule-site
+       molecule-pytorch_source molecule-container_toolkit molecule-verify lint molecule-site
        molecule-preflight release molecule-default)
 declare -A line
 mkdir -p .build

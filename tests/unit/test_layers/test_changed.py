@@ -43,7 +43,7 @@ def test_a_module_utils_change_selects_its_tests_the_modules_importing_it_and_th
     assert BENCH + "test_bench_stats.py" not in tests
     scenarios = repo.scenarios_for(change)
     assert {"verify", "rollout"} <= set(scenarios)  # the verify role runs torch_benchmark
-    assert not {"driver_toolkit", "container_toolkit", "preflight", "pytorch_real"} & set(scenarios)
+    assert not {"driver_toolkit", "container_toolkit", "preflight"} & set(scenarios)
     assert changed.mapped(change[0])
 
 
@@ -56,7 +56,7 @@ def test_a_role_task_file_selects_the_scenarios_running_the_role_and_the_tests_r
     change = ["roles/nvidia_driver/tasks/verify.yml"]
     scenarios = repo.scenarios_for(change)
     assert {"driver_toolkit", "preflight", "site"} <= set(scenarios)
-    assert "pytorch_real" not in scenarios and "pytorch" not in scenarios
+    assert "pytorch_source" not in scenarios and "pytorch" not in scenarios
     tests = repo.tests_for(change)
     assert "tests/unit/reliability/test_driver_reboot_busy.py" in tests  # opens that file by path
     assert "tests/unit/reliability/test_role_preflight.py" in tests  # runs playbooks/site.yml
@@ -70,7 +70,7 @@ def test_fixtures_select_the_scenarios_that_build_or_name_them(repo):
     assert "pytorch_source" in repo.scenarios_for(["tests/fixtures/pypi_index/build.py"])
     assert repo.scenarios_for(["extensions/molecule/config.yml"]) == repo.scenarios
     assert repo.scenarios_for(["tests/fixtures/connection_plugins/podman.py"]) == repo.scenarios
-    assert "default" in repo.scenarios and "pytorch_real" in repo.scenarios
+    assert "default" in repo.scenarios and "verify" in repo.scenarios
 
 
 def test_test_data_shared_modules_and_conftest(repo):
