@@ -20,6 +20,7 @@ timing. Runs inside the child (torch passed in), Python 3.9 compatible, no Ansib
 from __future__ import annotations
 
 import ctypes
+import functools
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.refusals import (
     is_refusal, missing_text, refusal_text)
@@ -63,11 +64,23 @@ def _first(bench, recipe, call):
         raise
 
 
+def recipe_op(*needs):
+    """An op of this module: a torch without `needs` (attributes of torch) refuses the recipe by name, and a Refused
+    raised inside (by its first call, _first) becomes the skipped figure with its reason."""
+    def wrap(func):
+        @functools.wraps(func)
+        def op(bench, size, dtype_name):
+            try:
+                _needs(bench.torch, *needs)
+                return func(bench, size, dtype_name)
+            except Refused as refused:
+                return {"skipped": str(refused)}
+        return op
+    return wrap
+
+
 def _timed(bench, recipe, sets, call, check):
-    try:
-        out = _first(bench, recipe, call)
-    except Refused as refused:
-        return {"skipped": str(refused)}
+    out = _first(bench, recipe, call)
     result = bench.run(call, len(sets))
     result["check"] = check(out)
     return result
@@ -102,6 +115,7 @@ def _scaled_gemm(bench, recipe, m, n, k, scales, nn=False):
     return _timed(bench, recipe, sets, call, check)
 
 
+@recipe_op()
 def gemm_fp8_rowwise(bench, size, dtype_name):
     torch = bench.torch
     m, n, k = size["m"], size["n"], size["k"]
@@ -117,19 +131,17 @@ def _e8m0(torch, rows, blocks, value, device):
 def _mxfp8(bench, size, nn):
     torch = bench.torch
     recipe = "MXFP8 (NN)" if nn else "MXFP8 (TN)"
-    try:
-        _needs(torch, "float8_e8m0fnu")
-    except Refused as refused:
-        return {"skipped": str(refused)}
     m, n, k = size["m"], size["n"], size["k"]
     scales = (_e8m0(torch, m, k // 32, SCALE_A, bench.device), _e8m0(torch, n, k // 32, SCALE_B, bench.device))
     return _scaled_gemm(bench, recipe, m, n, k, scales, nn=nn)
 
 
+@recipe_op("float8_e8m0fnu")
 def gemm_mxfp8(bench, size, dtype_name):
     return _mxfp8(bench, size, nn=False)
 
 
+@recipe_op("float8_e8m0fnu")
 def gemm_mxfp8_nn(bench, size, dtype_name):
     return _mxfp8(bench, size, nn=True)
 
@@ -143,12 +155,9 @@ def fp4_values(torch, packed):
     return torch.stack((table[low], table[high]), dim=-1).reshape(packed.shape[0], packed.shape[1] * 2)
 
 
+@recipe_op("float4_e2m1fn_x2")
 def gemm_nvfp4(bench, size, dtype_name):
     torch = bench.torch
-    try:
-        _needs(torch, "float4_e2m1fn_x2")
-    except Refused as refused:
-        return {"skipped": str(refused)}
     m, n, k = size["m"], size["n"], size["k"]
     fp4 = torch.float4_e2m1fn_x2
     sets = bench.input_sets(lambda: (bench.random((m, k // 2), torch.uint8), bench.random((n, k // 2), torch.uint8)))
@@ -168,12 +177,9 @@ def gemm_nvfp4(bench, size, dtype_name):
     return _timed(bench, "NVFP4", sets, call, check)
 
 
+@recipe_op("_scaled_grouped_mm")
 def gemm_grouped_fp8(bench, size, dtype_name):
     torch = bench.torch
-    try:
-        _needs(torch, "_scaled_grouped_mm")
-    except Refused as refused:
-        return {"skipped": str(refused)}
     groups, m, n, k = size["groups"], size["m"], size["n"], size["k"]
     fp8 = torch.float8_e4m3fn
     sets = bench.input_sets(lambda: (bench.random((groups * m, k), fp8), bench.random((groups, n, k), fp8)))

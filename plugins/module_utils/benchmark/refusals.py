@@ -9,7 +9,7 @@ the test. What torch or cuBLAS says when it does not offer a recipe here:
 - cuBLAS: `CUBLAS_STATUS_NOT_SUPPORTED` (no kernel for this type, scaling and layout on this GPU);
 - torch: NotImplementedError, or a RuntimeError saying the recipe "is only supported" / "not supported" on some
   GPUs or layouts ("Only multiplication of row-major and column-major matrices is supported by cuBLASLt").
-Anything else (a wrong result, an illegal memory access, no kernel image) stays a failure. Where a public issue
+Anything else (a wrong result, an illegal memory access, no kernel image, any "CUDA error: ...") stays a failure. Where a public issue
 tracks a refusal, its text names it. Pure functions, no Ansible import; runs in the benchmark's child.
 """
 from __future__ import annotations
@@ -26,10 +26,16 @@ KNOWN = (
 
 
 def is_refusal(exc_type, text):
-    """True when an exception of this type name and message says the recipe is not offered here."""
+    """True when an exception of this type name and message says the recipe is not offered here. A CUDA error
+    ("CUDA error: operation not supported", an illegal access) is the device failing, never a refusal, whatever
+    its words; cuBLAS's own status is one."""
     if exc_type == "NotImplementedError":
         return True
     lowered = (text or "").lower()
+    if NOT_SUPPORTED.lower() in lowered:
+        return True
+    if "cuda error" in lowered:
+        return False
     return any(word.lower() in lowered for word in REFUSAL_WORDS)
 
 

@@ -124,6 +124,10 @@ def test_an_error_that_is_not_a_refusal_stays_a_failure():
     with pytest.raises(RuntimeError, match="illegal memory access"):
         lowp.gemm_fp8_rowwise(FakeBench(torch), SIZE, None)
     assert not is_refusal("RuntimeError", "CUDA error: no kernel image is available for execution on the device")
+    # the device failing in words a refusal also uses: still a failure
+    assert not is_refusal("RuntimeError", "CUDA error: operation not supported\nCUDA kernel errors might be "
+                                          "asynchronously reported at some other API call")
+    assert is_refusal("RuntimeError", "CUDA error: %s when calling `cublasLtMatmul( ...)`" % NOT_SUPPORTED)
     assert is_refusal("NotImplementedError", "") and is_refusal("RuntimeError", NOT_SUPPORTED)
 
 
