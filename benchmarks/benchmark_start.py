@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """torch_benchmark's run from its start to its result document, for two checkouts of the collection, rounds
@@ -65,8 +64,8 @@ def main(argv=None):
                 print("%-8s %5d failed: %s" % (name, number, done.stderr.strip().splitlines()[-1:]))
                 continue
             row = json.loads(done.stdout.strip().splitlines()[-1])
-            print("%-8s %5d %8.2f %14.2f %5d/%d" % (name, number, row["wall_s"], row["children_cpu_s"], row["ok"],
-                                                   row["figures"]))
+            print("%-8s %5d %8.2f %14.2f %5d/%d" % (
+                name, number, row["wall_s"], row["children_cpu_s"], row["ok"], row["figures"]))
     return 0
 
 
