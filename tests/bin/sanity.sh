@@ -26,7 +26,7 @@ cd "$tree"
 git init -q && git add -A
 py=$("$root/.venv-test/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 # pylint over the code outside tests/ only (what the collection ships and runs: plugins, roles' files, scripts,
-# benchmarks, molecule helpers); the test code gets pyflakes (undefined and unused names) and every other sanity
+# benchmarks, the molecule scenarios' Python files); the test code gets pyflakes (undefined and unused names) and every other sanity
 # test. Over tests/ pylint took 71 of its 136 s on the 2-core machine; pyflakes takes 3 s there (docs/testing.md).
 mapfile -t shipped < <(git ls-files '*.py' | grep -v '^tests/' | cut -d/ -f1 | sort -u | sed 's|$|/|')  # directories: plugins/ ...
 set +e
