@@ -21,7 +21,7 @@ boot=$(( $(date +%s) - start ))
 
 # Jobs start in this order as slots free up, the longest first (times of a full run on 2 cores); a
 # scenario not named here starts after the named ones.
-order=(molecule-prep unit molecule-rollout molecule-driver_toolkit molecule-pytorch sanity molecule-airgap
+order=(targets-python molecule-prep unit molecule-rollout molecule-driver_toolkit molecule-pytorch sanity molecule-airgap
        molecule-pytorch_source molecule-container_toolkit molecule-verify lint molecule-site
        molecule-preflight release molecule-default)
 declare -A line
@@ -29,11 +29,20 @@ mkdir -p .build
 rm -rf .build/logs .build/molecule
 # The CPU torch venv, once, before the layers that run it (unit, release).
 if want unit || want release; then line[torch-cpu]=$'torch-cpu\t-\ttests/bin/torch-venv.sh'; fi
-want unit && line[unit]=$'unit\ttorch-cpu\ttests/bin/unit.sh'
+# The sanity layer is two jobs: ansible-test and the linters; the module side under the targets' oldest Python
+# (Debian 11's 3.9), which records the tests that passed there: the unit layer of the same run leaves those out.
+if want sanity; then
+  line[sanity]=$'sanity\t-\ttests/bin/sanity.sh'
+  line[targets-python]=$'targets-python\t-\ttests/bin/targets-python.sh'
+fi
+if want unit && want sanity; then
+  line[unit]=$'unit\ttorch-cpu,targets-python\tBLACKWELL_TEST_UNIT_LEAVE=.build/targets-python.passed tests/bin/unit.sh'
+elif want unit; then
+  line[unit]=$'unit\ttorch-cpu\ttests/bin/unit.sh'
+fi
 # The collection from the checkout, installed once before the layers that load it (lint, molecule).
 if want lint || want molecule; then line[collection]=$'collection\t-\tscripts/install-collection.sh .venv-test .build/collections'; fi
 want lint && line[lint]=$'lint\tcollection\ttests/bin/lint.sh'
-want sanity && line[sanity]=$'sanity\t-\ttests/bin/sanity.sh'
 want release && line[release]=$'release\ttorch-cpu\ttests/bin/release.sh'
 if want molecule; then
   line[molecule-prep]=$'molecule-prep\tcollection\ttests/bin/molecule-prep.sh'

@@ -5,7 +5,9 @@
 # target-side ansible/module_utils (from .venv-test) beside it, the way AnsiballZ ships them:
 #   1. every .py file under plugins/modules and plugins/module_utils compiles, and imports;
 #   2. pytest (bullseye's 6.0) runs tests/unit/plugins/module_utils and tests/unit/plugins/modules,
-#      less what needs the controller (CONTROLLER_ONLY below, with the reason for each).
+#      less what needs the controller (CONTROLLER_ONLY below, with the reason for each), and writes the tests
+#      that passed to .build/targets-python.passed (one per line; in `make test` the unit layer leaves these
+#      out, tests/unit/conftest.py: each test runs once, under the oldest Python its code must run on).
 # Prints one line of counts; exits non-zero when any step fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -73,10 +75,13 @@ site="$root/.build/targets-python"
 rm -rf "$site" && mkdir -p "$site/ansible/module_utils" "$site/ansible_collections/blackwell/pytorch"
 printf 'from pkgutil import extend_path\n__path__=extend_path(__path__,__name__)\n' > "$site/ansible/__init__.py"
 log="$root/.build/targets-python.log"
+out="$root/.build/targets-python-out"
+rm -rf "$out" "$root/.build/targets-python.passed" && mkdir -p "$out"
 
 work=/site/ansible_collections/blackwell/pytorch
 set +e
 podman run --rm --network=none -e PYTHONDONTWRITEBYTECODE=1 -e PYTHONPATH=/site -e HOME=/tmp \
+  -e BLACKWELL_TEST_RECORD_PASSED=/out/passed -v "$out:/out" \
   -v "$site:/site:ro" -v "$module_utils:/site/ansible/module_utils:ro" -v "$root:$work:ro" -w "$work" \
   "$image" sh -c 'python3 tests/bin/targets_python.py . || exit 10
     python3 -m pytest -q -rfEs -p no:cacheprovider -p no:nose --durations=5 "$@" \
@@ -92,6 +97,7 @@ if [ "$rc" != 0 ]; then
   exit 1
 fi
 grep -E '^(SKIPPED|FAILED|ERROR) ' "$log" || true
+mv "$out/passed" "$root/.build/targets-python.passed" && rm -rf "$out"
 passed=$(grep -oE '[0-9]+ passed' <<<"$tests" | cut -d' ' -f1)
 line="${summary}; unit tests: ${passed:-0} passed (${tests}), not run here: ${#CONTROLLER_ONLY[@]} test files that need controller-side packages, ${#STACK_PYTHON_TESTS[@]} tests that need a 3.10+ pytorch_python"
 echo "$line"

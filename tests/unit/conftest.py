@@ -122,6 +122,58 @@ def _no_host_pci_ids(monkeypatch):
             monkeypatch.setattr(module, "PCI_IDS_PATHS", ())
 
 
+# Each test once per `make test`: tests/bin/targets-python.sh runs the module side's tests under the targets'
+# oldest Python and records the ones that passed there (BLACKWELL_TEST_RECORD_PASSED names the file); the unit
+# layer then leaves those out (BLACKWELL_TEST_UNIT_LEAVE names the same file; tests/bin/run-all.sh sets it only
+# when that run is part of the same `make test`). A test skipped or failed there, or not selected there, runs here.
+def run_key(item):
+    """A test's name that both runs agree on: its file relative to the checkout, its class and function, and the
+    index of each parameter (pytest 6 and 8 write some parameter ids differently)."""
+    path = str(getattr(item, "path", None) or item.fspath)
+    name = item.nodeid.split("::", 1)[1]
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        name = name.split("[", 1)[0] + "[%s]" % ",".join("%s=%d" % pair for pair in sorted(callspec.indices.items()))
+    return os.path.relpath(path, ROOT).replace(os.sep, "/") + "::" + name
+
+
+_PASSED = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("BLACKWELL_TEST_RECORD_PASSED") and report.when == "call" and report.passed:
+        _PASSED.append(run_key(item))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    record = os.environ.get("BLACKWELL_TEST_RECORD_PASSED")
+    if record:
+        with open(record, "w", encoding="utf-8") as handle:
+            handle.write("".join(key + "\n" for key in sorted(_PASSED)))
+
+
+def pytest_collection_modifyitems(config, items):
+    leave = os.environ.get("BLACKWELL_TEST_UNIT_LEAVE")
+    if not leave:
+        return
+    try:
+        with open(leave, encoding="utf-8") as handle:
+            passed = set(line.strip() for line in handle if line.strip())
+    except OSError as error:
+        raise pytest.UsageError("BLACKWELL_TEST_UNIT_LEAVE: cannot read the tests the targets' Python passed: %s" % error)
+    if not passed:
+        raise pytest.UsageError("BLACKWELL_TEST_UNIT_LEAVE: %s lists no test: the targets' Python run passed none" % leave)
+    kept, left = [], []
+    for item in items:
+        (left if run_key(item) in passed else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
 # pytest-xdist (tests/bin/unit.sh): a test file's tests run on one worker, so its module fixtures are built
 # once; the reliability rows below share session fixtures (a real play or a real stack, a minute or more each)
 # and run on one worker together. tests/unit/test_layers/test_worker_groups.py keeps this list whole.
