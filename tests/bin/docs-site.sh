@@ -2,7 +2,9 @@
 # tests/bin/docs-site.sh COLLECTIONS_PATH — the collection's documentation as a docs site, offline
 # (part of the lint layer; COLLECTIONS_PATH holds the collection built from the checkout):
 #   1. antsibull-docs lint-collection-docs --plugin-docs: every plugin's and role's documentation
-#      validates against the docsite schema, with its markup and references
+#      validates against the docsite schema, with its markup and references (--skip-rstcheck: the RST it would
+#      check is what step 2 generates and Sphinx parses, where any docutils warning fails the site; 10-11 of
+#      its 19-24 s of CPU on the 2-core machine)
 #   2. antsibull-docs sphinx-init + collection + sphinx-build: the HTML site builds, with a page for
 #      every module, filter and role. References into docs.ansible.com (ansible.builtin, the
 #      common return values) cannot resolve offline and are allowed; any other warning fails.
@@ -15,7 +17,7 @@ site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 chmod 700 "$site"
 
-antsibull-docs lint-collection-docs --plugin-docs "$collection"
+antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck "$collection"
 echo "antsibull-docs lint-collection-docs: no finding"
 
 antsibull-docs sphinx-init --use-current --fail-on-error --dest-dir "$site" --project blackwell.pytorch \

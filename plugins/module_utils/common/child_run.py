@@ -83,31 +83,22 @@ def last_error_line(text):
     return lines[-1] if lines else None
 
 
-def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
+def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
     """Run `source` with interpreter `python` (argv[1:] = args) and return parse_child_output().
 
     `env` entries are added to (None values removed from) the current environment, and
     CHILD_MARKER is set whatever `env` says (environment()). The child runs in its own process
-    group so a timeout kills anything it started.
-    `stdin`: a callable that blocks until the child's input is known and returns it as text
-    (None: nothing, the child is killed unheard). The child starts at once, so it can import
-    what it needs while the input is still being worked out; `timeout` counts from the moment
-    the input is given.
+    group so a timeout kills anything it started. (A child that must start before its input is
+    known is a common.staged_child.StagedChild.)
     """
     child_env = environment(os.environ, env, os.getpid())
     start = time.monotonic()
     proc = subprocess.Popen(
         [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin is not None else None, env=child_env, cwd=cwd,
-        start_new_session=True)
-    text = stdin() if stdin is not None else None
-    if stdin is not None and text is None:
-        kill_group(proc)
-        proc.communicate()
-        return parse_child_output(b"", b"", proc.returncode, False, time.monotonic() - start, timeout)
+        stderr=subprocess.PIPE, env=child_env, cwd=cwd, start_new_session=True)
     timed_out = False
     try:
-        stdout, stderr = proc.communicate(input=text.encode("utf-8") if text is not None else None, timeout=timeout)
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         kill_group(proc)

@@ -25,12 +25,11 @@ class StagedChild(object):
     run_child adds it). first(timeout) waits for the first result line; finish(text, timeout) gives the next input
     and waits for the end; cancel() kills the child unheard. Each returns a run_child-shaped result."""
 
-    def __init__(self, python, source, args=(), env=None, cwd=None, pid=None):
+    def __init__(self, python, source, args=(), env=None):
         self._start = time.monotonic()
         self._proc = subprocess.Popen(
             [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.PIPE, env=environment(os.environ, env, pid or os.getpid()), cwd=cwd,
-            start_new_session=True)
+            stdin=subprocess.PIPE, env=environment(os.environ, env, os.getpid()), start_new_session=True)
         self._lines, self._stderr = [], []
         self._first = threading.Event()  # the first result line came, or stdout ended
         self._readers = [threading.Thread(target=self._read_stdout), threading.Thread(target=self._read_stderr)]

@@ -3,11 +3,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The verify role's stored result, as a user meets it (docs/reliability.md): a textfile directory set after the
 result was stored (or the textfile deleted) gets the textfile from the stored result, once; a damaged verify.json is
-not reused but verified again, saying why; a verify.json that is a directory is refused before the benchmark.
+not reused but verified again, saying why; a verify.json that is a directory is refused before the benchmark; and the
+stored result is reused only by the code that produced it: after one byte of a verification module_utils file changed
+in the installed copy (the collection's version unchanged), the next run checks and benchmarks again.
 
 The verify role runs for real against this machine (CPU mode, the CPU torch venv of the unit layer), one run after
 the other on the same results directory, from an installed copy of the collection taken once (the digest of the
-verification code is part of the fingerprint: the runs must see the same code), as test_verify_code_change.py runs it.
+verification code is part of the fingerprint: the runs must see the same code until the one byte changes).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import os
 
 import pytest
 
-from collection_copy import installed_copy
+from collection_copy import change_one_byte, installed_copy
 from playbook import ROOT, outcome, results, run
 
 TORCH_PYTHON = os.path.join(ROOT, ".build", "torch-cpu", "bin", "python")
@@ -24,6 +26,7 @@ REWRITE = "blackwell.pytorch.verify : Write the Prometheus textfile again from t
 FINGERPRINT = ("blackwell.pytorch.verify : Refuse gates torch_benchmark could never evaluate and a request that cannot "
                "run; Fingerprint the stack against the stored verification")
 TEXTFILE = "blackwell_pytorch_verify.prom"
+CHANGED_FILE = os.path.join("plugins", "module_utils", "torch_cuda_check", "policy.py")
 
 
 def collections(tmp_path):
@@ -65,6 +68,7 @@ def runs(tmp_path_factory):
     done["first"] = verify_once(tmp_path, "first")  # no textfile directory yet
     done["stored"] = json.loads((tmp_path / "results" / "verify.json").read_text())
     done["textfile_set"] = verify_once(tmp_path, "textfile_set", verify_prometheus_textfile_dir=str(textfile_dir))
+    done["first_again"] = (tmp_path / "results" / "verify.json").read_text()
     done["text"] = done["textfile"].read_text() if done["textfile"].exists() else None
     done["again"] = verify_once(tmp_path, "again", verify_prometheus_textfile_dir=str(textfile_dir))
     done["textfile"].unlink()
@@ -74,7 +78,31 @@ def runs(tmp_path_factory):
     (tmp_path / "results" / "verify.json").write_text(json.dumps(damaged))
     done["damaged"] = verify_once(tmp_path, "damaged")
     done["repaired"] = json.loads((tmp_path / "results" / "verify.json").read_text())
+    change_one_byte(tmp_path / "collections" / "ansible_collections" / "blackwell" / "pytorch" / CHANGED_FILE)
+    done["code_changed"] = verify_once(tmp_path, "code_changed")
+    done["after_code_change"] = json.loads((tmp_path / "results" / "verify.json").read_text())
     return done
+
+
+def test_unchanged_collection_reuses_the_stored_verification(runs):
+    # the run after the first, the collection unchanged (a textfile directory newly set, which the stored result serves)
+    rc, stdout = runs["textfile_set"]
+    fingerprint = _result(stdout, FINGERPRINT)
+    assert _benchmarked(runs["first"][1]) and runs["stored"]["passed"] and not runs["stored"]["reused"]
+    assert rc == 0 and fingerprint["reuse"] is True and fingerprint["changed_components"] == [], fingerprint["reason"]
+    assert not _benchmarked(stdout), outcome(stdout, "ws")["tasks"]
+    assert json.loads(runs["first_again"]) == runs["stored"]  # nothing was written again
+
+
+def test_one_byte_changed_in_verification_code_re_verifies(runs):
+    rc, stdout = runs["code_changed"]
+    fingerprint, stored, before = _result(stdout, FINGERPRINT), runs["after_code_change"], runs["repaired"]
+    assert rc == 0 and fingerprint["reuse"] is False and fingerprint["reason"] == "fingerprint changed: code", fingerprint
+    assert _benchmarked(stdout), outcome(stdout, "ws")["tasks"]
+    assert stored["fingerprint"]["code"] != before["fingerprint"]["code"] == runs["stored"]["fingerprint"]["code"]
+    # the version in the record is the same: the reuse decision did not use it
+    assert stored["fingerprint"]["collection_version"] == before["fingerprint"]["collection_version"]
+    assert stored["written"] >= before["written"] and stored["passed"]
 
 
 def test_a_textfile_directory_set_after_the_result_was_stored_gets_the_textfile(runs):

@@ -50,16 +50,15 @@ class Children:
         self.device_status, self.reported = device_status, reported
         self.calls, self.canceled = [], 0
 
-    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
-        plan = self.plan_of(args, stdin)
-        if plan is None:  # a child whose input was refused: killed unheard
-            self.canceled += 1
-            return {"status": "crashed", "error": "killed by signal 9", "seconds": 0.1, "result": None, "rc": -9,
-                    "stderr_tail": ""}
-        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python, "early": stdin is not None})
+    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None):
+        return self.answer(python, json.loads(args[0]), env, timeout)
+
+    def answer(self, python, plan, env, timeout, early=False):
+        """The canned result of a child given `plan` (early: the staged child's second stage, its plan from stdin)."""
+        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python, "early": early})
         return getattr(self, plan["mode"])(plan)
 
-    def staged(self, python, source, args=(), env=None, cwd=None):
+    def staged(self, python, source, args=(), env=None):
         """Stands in for common.staged_child.StagedChild: the probe (args[0]), then the plan finish() gives."""
         return StagedFake(self, python, args, env)
 
@@ -68,14 +67,6 @@ class Children:
         monkeypatch.setattr(bench_run, "run_child", self)
         monkeypatch.setattr(bench_run, "StagedChild", self.staged)
         return self
-
-    @staticmethod
-    def plan_of(args, stdin):
-        """The plan from argv, or (a child started before its plan: argv "-") from what stdin gives."""
-        if args[0] != "-":
-            return json.loads(args[0])
-        text = stdin()
-        return None if text is None else json.loads(text)
 
     def probe(self, plan):
         available = self.cuda_error is None
@@ -124,7 +115,7 @@ class StagedFake(object):
         return self.children(self.python, "", self.args[:1], env=self.env, timeout=timeout)
 
     def finish(self, text, timeout):
-        return self.children(self.python, "", ["-"], env=self.env, timeout=timeout, stdin=lambda: text)
+        return self.children.answer(self.python, json.loads(text), self.env, timeout, early=True)
 
     def cancel(self):
         self.children.canceled += 1
@@ -395,16 +386,12 @@ def test_cpu_mode_runs_the_same_code_with_real_torch(run_module, tmp_path):
 class HangingP2P(Children):
     """Two RTX PRO 6000 whose multi-GPU child hangs in P2P until NCCL_P2P_DISABLE=1."""
 
-    def __call__(self, python, source, args=(), env=None, timeout=60.0, cwd=None, stdin=None):
-        plan = self.plan_of(args, stdin)
-        if plan is None:
-            return {"status": "crashed", "error": "killed by signal 9", "seconds": 0.1, "result": None, "rc": -9,
-                    "stderr_tail": ""}
-        self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python})
+    def answer(self, python, plan, env, timeout, early=False):
         if plan["mode"] == "multi" and (env or {}).get("NCCL_P2P_DISABLE") != "1":
+            self.calls.append({"plan": plan, "env": env, "timeout": timeout, "python": python, "early": early})
             return {"status": "timeout", "error": "timed out after %s s" % timeout, "seconds": timeout,
                     "result": None, "rc": -9, "stderr_tail": ""}
-        return getattr(self, plan["mode"])(plan)
+        return super(HangingP2P, self).answer(python, plan, env, timeout, early)
 
 
 def test_a_multi_gpu_hang_is_reported_and_retried_without_p2p(monkeypatch, run_module):

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import (
     RESULT_MARKER, check_interpreter, emit_result_source, parse_child_output, run_child)
@@ -68,35 +67,3 @@ def test_check_interpreter(tmp_path):
     assert check_interpreter("") == "no Python interpreter given"
 
 
-def test_run_child_starts_before_its_input_and_reads_it_from_stdin(tmp_path):
-    started = tmp_path / "started"
-    src = emit_result_source() + (
-        "import sys\nopen(%r, 'w').close()\nemit({'plan': sys.stdin.read()})\n" % str(started))
-
-    def plan():
-        for _attempt in range(200):  # the child is running before its input is known
-            if started.exists():
-                return "the plan"
-            time.sleep(0.05)
-        return "the child never started"
-
-    res = run_child(sys.executable, src, timeout=30, stdin=plan)
-    assert (res["status"], res["result"]) == ("ok", {"plan": "the plan"})
-
-
-def test_run_child_without_input_is_killed_unheard():
-    src = emit_result_source() + "import sys, time\ntime.sleep(30)\nemit(sys.stdin.read())\n"
-    start = time.monotonic()
-    res = run_child(sys.executable, src, timeout=30, stdin=lambda: None)
-    assert res["status"] == "crashed" and res["result"] is None
-    assert time.monotonic() - start < 10
-
-
-def test_run_child_timeout_counts_from_the_input():
-    src = emit_result_source() + "import sys\nemit(sys.stdin.read())\n"
-
-    def late():
-        time.sleep(3.0)
-        return "late"
-
-    assert run_child(sys.executable, src, timeout=2.5, stdin=late)["status"] == "ok"
