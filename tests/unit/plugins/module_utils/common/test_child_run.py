@@ -65,5 +65,3 @@ def test_check_interpreter(tmp_path):
     plain.write_text("")
     assert "not an executable file" in check_interpreter(str(plain))
     assert check_interpreter("") == "no Python interpreter given"
-
-
