@@ -91,11 +91,8 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
     group so a timeout kills anything it started. (A child that must start before its input is
     known is a common.staged_child.StagedChild.)
     """
-    child_env = environment(os.environ, env, os.getpid())
     start = time.monotonic()
-    proc = subprocess.Popen(
-        [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=child_env, cwd=cwd, start_new_session=True)
+    proc = start_child(python, source, args, env, cwd=cwd)
     timed_out = False
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
@@ -105,6 +102,15 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
         stdout, stderr = proc.communicate()
     return parse_child_output(stdout, stderr, proc.returncode, timed_out,
                               time.monotonic() - start, timeout)
+
+
+def start_child(python, source, args=(), env=None, cwd=None, stdin=False):
+    """`python -c source args...` started in a session of its own (so kill_group() reaches what it starts), its
+    stdout and stderr piped, its stdin piped when `stdin` is true, with environment()'s environment."""
+    return subprocess.Popen(
+        [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE if stdin else None, env=environment(os.environ, env, os.getpid()), cwd=cwd,
+        start_new_session=True)
 
 
 def environment(base, env, parent_pid):

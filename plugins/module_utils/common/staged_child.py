@@ -11,13 +11,12 @@ common.child_run.run_child's (parse_child_output). No Ansible import.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 import time
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import (
-    RESULT_MARKER, environment, kill_group, parse_child_output)
+    RESULT_MARKER, kill_group, parse_child_output, start_child)
 
 
 class StagedChild(object):
@@ -27,9 +26,7 @@ class StagedChild(object):
 
     def __init__(self, python, source, args=(), env=None):
         self._start = time.monotonic()
-        self._proc = subprocess.Popen(
-            [python, "-c", source] + [str(arg) for arg in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.PIPE, env=environment(os.environ, env, os.getpid()), start_new_session=True)
+        self._proc = start_child(python, source, args, env, stdin=True)
         self._lines, self._stderr = [], []
         self._first = threading.Event()  # the first result line came, or stdout ended
         self._readers = [threading.Thread(target=self._read_stdout), threading.Thread(target=self._read_stderr)]
