@@ -7,7 +7,9 @@
 # 1. seed: PLAYBOOK on the first host only (installs, checks, stores what a converged run reuses);
 # 2. for each N: PLAYBOOK on N hosts (converged: the hosts share this machine's state, which the seed
 #    made), then the floor: a generated playbook with as many module tasks (ansible.builtin.stat) and
-#    as many controller-only tasks (ansible.builtin.debug) per host as the converged run had.
+#    as many controller-only tasks (ansible.builtin.debug) per host as the converged run had; then the stat
+#    floor: as many ansible.builtin.stat tasks as a host's median number of tasks (its ratio is the converged
+#    run's wall time over the stat floor's).
 # FLEET_PROFILE=1: the converged runs' controller process under cProfile, the last size's top functions
 # printed; FLEET_TASKS=1: every task of the first converged run and how it ended; TASK_TIMES_TOP=N: its
 # N slowest tasks (12); FLEET_PHASES=1: one more converged run on one host under ANSIBLE_DEBUG, each task's
@@ -72,6 +74,14 @@ floor() {  # floor playbook with $1 module tasks and $2 controller-only tasks pe
   echo "$file"
 }
 
+median_tasks() {  # median_tasks NAME: the median number of tasks per host (the host that writes the fleet report has more)
+  "$py" - "$work/$1.json" <<'PY'
+import json, statistics, sys
+hosts = json.load(open(sys.argv[1]))["hosts"]
+print(int(statistics.median(h["tasks"] for h in hosts.values())))
+PY
+}
+
 counts() {  # counts NAME: "tasks ok changed skipped modules" of the first host
   "$py" - "$work/$1.json" <<'PY'
 import json, sys
@@ -98,6 +108,12 @@ for n in $sizes; do
   read -r ftasks fok fchanged fskipped fmodules < <(counts "floor-$n")
   printf '%-10s %5d %7d %-22s %8d %9s %8d %7s\n' floor "$n" "$ftasks" "$fok/$fchanged/$fskipped" "$fmodules" \
     "$(div "$f_ms" 1000)" "$((f_ms / n))" 1.00
+  # the floor of the same number of plain module tasks: as many ansible.builtin.stat tasks as a host's median
+  median=$(median_tasks "converged-$n")
+  run "stat-$n" "$n" "$(floor "$median" 0)"
+  s_ms=$(cat "$work/stat-$n.ms")
+  printf '%-10s %5d %7d %-22s %8d %9s %8d %7s\n' "stat-floor" "$n" "$median" "$median/0/0" "$median" \
+    "$(div "$s_ms" 1000)" "$((s_ms / n))" "$(div "$c_ms" "$s_ms")"
   if [ "$changed" != 0 ]; then
     echo "converged-$n changed $changed task(s) on the first host: not converged" >&2
     grep -E '^changed:' "$work/converged-$n.log" | head -n 10 >&2

@@ -16,7 +16,7 @@ runtimes = module_utils("containers.runtimes")
 
 
 def container_toolkit_probe(probe_text):
-    """The role's probe output read into driver, GPUs, runtimes, packages and the recorded fingerprint."""
+    """The role's probe output read into driver, GPUs, runtimes, packages and the CDI spec's recorded fingerprint."""
     return probe.read_probe(text(probe_text))
 
 

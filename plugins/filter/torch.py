@@ -11,9 +11,11 @@ from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args impo
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils, plugin_utils
 
 install_command = module_utils("planning.install_command")
+plan_errors = module_utils("planning.errors")
 torch_resolve = module_utils("planning.resolve")
 role_messages = module_utils("planning.role_messages")
 role_steps = module_utils("planning.role_steps")
+torch_wheelhouse_steps = module_utils("planning.wheelhouse")
 torch_source = module_utils("planning.source_build")
 versions = plugin_utils("versions")
 
@@ -21,15 +23,23 @@ versions = plugin_utils("versions")
 def torch_plan(version, channel="", torchvision="", torchaudio="", companions=("torchvision", "torchaudio"),
                gpus=None, driver_cuda=None, method="wheel", toolkit_cuda=None, builds=True, local_label=True,
                cuda_home="/usr/local/cuda"):
-    """The plan of one host (torch_resolve.resolve_stack); plan.error holds a refusal."""
+    """The plan of one host (torch_resolve.resolve_stack); plan.error holds a refusal (planning's PlanError)."""
     name = "torch_plan"
-    return call(name, torch_resolve.resolve_stack, version=text(version), channel=text(channel),
-                torchvision=text(torchvision), torchaudio=text(torchaudio),
-                companions=[text(c) for c in as_list(companions, "companions", name)],
-                gpus=as_dicts(gpus, "gpus", name), driver_cuda=driver_cuda or None, method=text(method),
-                toolkit_cuda=text(toolkit_cuda) or None, builds=as_bool(builds, "builds", name),
-                local_label=as_bool(local_label, "local_label", name), cuda_home=text(cuda_home),
-                parse=versions.parse)
+    arguments = dict(version=text(version), channel=text(channel), torchvision=text(torchvision),
+                     torchaudio=text(torchaudio), companions=[text(c) for c in as_list(companions, "companions", name)],
+                     gpus=as_dicts(gpus, "gpus", name), driver_cuda=driver_cuda or None, method=text(method),
+                     toolkit_cuda=text(toolkit_cuda) or None, builds=as_bool(builds, "builds", name),
+                     local_label=as_bool(local_label, "local_label", name), cuda_home=text(cuda_home),
+                     parse=versions.parse)
+    return call(name, _plan_or_refusal, **arguments)
+
+
+def _plan_or_refusal(**arguments):
+    """resolve_stack's plan, or its refusal (PlanError) as the plan's error; another ValueError is a bad input."""
+    try:
+        return torch_resolve.resolve_stack(**arguments)
+    except plan_errors.PlanError as err:
+        return {"error": str(err)}
 
 
 def torch_arch_list(gpu_lists, ptx=False):
@@ -61,10 +71,11 @@ def torch_gate_failure(check, plan, fallback=None, kept="", current=""):
                 None if fallback is None else as_dict(fallback, "fallback", name), text(kept), text(current))
 
 
-def torch_role_state(own, build_host_result=None, settings=None):
-    """What the pytorch role installs and whether it is already as asked (role_steps.role_state)."""
-    name = "torch_role_state"
-    return call(name, role_steps.role_state, as_dict(own, "_input", name),
+def torch_decide(own, build_host_result=None, settings=None):
+    """The pytorch role's decision: what it installs, whether the host is already as asked, the gate's policy and
+    what a host already as asked publishes (role_steps.decide)."""
+    name = "torch_decide"
+    return call(name, role_steps.decide, as_dict(own, "_input", name),
                 as_dict(build_host_result, "build_host_result", name) or None, as_dict(settings, "settings", name))
 
 
@@ -124,6 +135,31 @@ def torch_settled(state, own=None, current=""):
     return call(name, role_steps.settled_facts, as_dict(state, "_input", name), as_dict(own, "own", name), text(current))
 
 
+def torch_wheelhouse(plan, root="", fetch_dir="", adopt_path="", wheelhouse=""):
+    """The fleet wheelhouse of the cache host: {refusal: "" when the request has wheels to fetch, cache: the
+    pytorch_wheelhouse_cache fact} (planning/wheelhouse.py)."""
+    name = "torch_wheelhouse"
+    plan = as_dict(plan, "_input", name) or {}
+    refusal = call(name, torch_wheelhouse_steps.refusal, plan, text(adopt_path), text(wheelhouse))
+    return {"refusal": refusal,
+            "cache": None if refusal else call(name, torch_wheelhouse_steps.cache, text(plan.get("stack")), text(root),
+                                               text(fetch_dir))}
+
+
+def torch_wheelhouse_report(cache, cached=False, check_mode=False, pins=(), files=()):
+    """The wheelhouse entry point's last line (planning/wheelhouse.report)."""
+    name = "torch_wheelhouse_report"
+    return call(name, torch_wheelhouse_steps.report, as_dict(cache, "_input", name, allow_none=False),
+                as_bool(cached, "cached", name), as_bool(check_mode, "check_mode", name),
+                [text(pin) for pin in as_list(pins, "pins", name)], [text(f) for f in as_list(files, "files", name)])
+
+
+def torch_wheelhouse_use(source, root="", pending=False):
+    """The wheelhouse_use entry point's steps for pytorch_wheelhouse_from (planning/wheelhouse.use)."""
+    name = "torch_wheelhouse_use"
+    return call(name, torch_wheelhouse_steps.use, source, text(root), as_bool(pending, "pending", name))
+
+
 class FilterModule(object):
     """blackwell.pytorch PyTorch planning filters."""
 
@@ -134,7 +170,7 @@ class FilterModule(object):
             "torch_max_jobs": torch_max_jobs,
             "torch_check_summary": torch_check_summary,
             "torch_gate_failure": torch_gate_failure,
-            "torch_role_state": torch_role_state,
+            "torch_decide": torch_decide,
             "torch_adopted_steps": torch_adopted_steps,
             "torch_pip_args": torch_pip_args,
             "torch_pip_private": torch_pip_private,
@@ -142,4 +178,7 @@ class FilterModule(object):
             "torch_published": torch_published,
             "torch_settled": torch_settled,
             "torch_profile": torch_profile,
+            "torch_wheelhouse": torch_wheelhouse,
+            "torch_wheelhouse_report": torch_wheelhouse_report,
+            "torch_wheelhouse_use": torch_wheelhouse_use,
         }

@@ -213,8 +213,8 @@ nvcc:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_call import (
-    ToolkitCallError, answer, argument_spec)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.toolkit_call import ToolkitCallError, answer
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.toolkit import OPTIONS
 
 ROOT = ""  # every path read is under it (the tests' directory; "" on a host)
 SYS_ROOT = "/sys"
@@ -222,7 +222,7 @@ PROC_VERSION = "/proc/driver/nvidia/version"
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=OPTIONS, supports_check_mode=True)
 
     def run(argv):
         return module.run_command(argv, environ_update={"LC_ALL": "C"})

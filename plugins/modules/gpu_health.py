@@ -27,7 +27,7 @@ description:
     content changes; in check mode it says whether it would.
   - Never changes any GPU setting. The verify role reads, judges and writes its health textfile in one call, unless
     the preflight probe read the health already (M(blackwell.pytorch.preflight_facts) option C(health), the same
-    readers) and the C(blackwell.pytorch.verify_health_probe) filter judges that reading.
+    readers) and the C(blackwell.pytorch.verify_steps) filter judges that reading.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:

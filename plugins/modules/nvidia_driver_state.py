@@ -191,11 +191,12 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.state_call import (
-    StateCallError, answer, argument_spec, proxy_password, want_of)
+    StateCallError, answer, proxy_password, want_of)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.driver import OPTIONS
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=OPTIONS, supports_check_mode=True)
     want = want_of(module.params)
     secret = proxy_password(want["repo"].get("proxy"))
     if secret:

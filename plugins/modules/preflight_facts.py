@@ -31,11 +31,9 @@ extends_documentation_fragment:
   - blackwell.pytorch.attributes
   - blackwell.pytorch.attributes.INFO_MODULE
   - blackwell.pytorch.attributes.FACTS
+  - blackwell.pytorch.preflight_questions
 options:
-  gather_minimal:
-    description: Also read and return the OS facts the roles read (see the description), as the setup module names them.
-    type: bool
-    default: false
+  gather_minimal: {description: "Also read and return the OS facts the roles read, as setup names them (see above).", type: bool, default: false}
   os_family:
     description:
       - C(ansible_facts.os_family); picks the package manager asked about the headers package.
@@ -44,9 +42,7 @@ options:
         any other value (or none) reports C(installable=unknown).
     type: str
     default: ''
-  kernel:
-    description: Kernel release whose headers are looked for; default the running kernel.
-    type: str
+  kernel: {description: Kernel release whose headers are looked for; default the running kernel., type: str}
   stages:
     description:
       - The stages of C(site.yml) this play runs after preflight (V(driver), V(toolkit), V(pytorch), V(verify)).
@@ -60,18 +56,9 @@ options:
         RV(preflight) (C(os)); default, with O(gather_minimal), the facts just collected.
     type: str
     default: ''
-  distribution_version:
-    description: C(ansible_facts.distribution_version) (see O(distribution)).
-    type: str
-    default: ''
-  distribution_major_version:
-    description: C(ansible_facts.distribution_major_version) (see O(distribution)).
-    type: str
-    default: ''
-  host:
-    description: The inventory name of the host, for the messages in RV(refused).
-    type: str
-    default: this host
+  distribution_version: {description: C(ansible_facts.distribution_version) (see O(distribution))., type: str, default: ''}
+  distribution_major_version: {description: C(ansible_facts.distribution_major_version) (see O(distribution))., type: str, default: ''}
+  host: {description: "The inventory name of the host, for the messages in RV(refused).", type: str, default: this host}
   supported_os:
     description:
       - The systems the collection supports, as C(<distribution> <version>) (Ubuntu by full version, the others by
@@ -80,22 +67,10 @@ options:
     type: list
     elements: str
     default: []
-  allow_unsupported_os:
-    description: Go on with a system not in O(supported_os) (a warning instead of a refusal).
-    type: bool
-    default: false
-  require_gpu:
-    description: Refuse, in RV(refused), a host without an NVIDIA GPU on the PCI bus.
-    type: bool
-    default: false
-  connection:
-    description: The play's connection type to this host (C(ansible_connection)); V(local) means this is the controller.
-    type: str
-    default: ssh
-  controller_machine_id:
-    description: The controller's C(/etc/machine-id); a host with the same id is the controller (RV(preflight) (C(connection.local))).
-    type: str
-    default: ''
+  allow_unsupported_os: {description: Go on with a system not in O(supported_os) (a warning instead of a refusal)., type: bool, default: false}
+  require_gpu: {description: "Refuse, in RV(refused), a host without an NVIDIA GPU on the PCI bus.", type: bool, default: false}
+  connection: {description: "The play's connection type to this host (C(ansible_connection)); V(local) means this is the controller.", type: str, default: ssh}
+  controller_machine_id: {description: "The controller's C(/etc/machine-id): a host with the same id is the controller.", type: str, default: ''}
   disk_checks:
     description: Paths (absolute; they need not exist yet) and the free space each needs.
     type: list
@@ -110,74 +85,6 @@ options:
         description: Free GiB needed; V(0) only reports.
         type: float
         default: 0
-  health:
-    description:
-      - Also read the GPUs' health as M(blackwell.pytorch.gpu_health) reads it, in the NVML session of the GPU facts,
-        and the current text of the health textfile (RV(health)), when this Python (or the tools venv, O(tools)) gives
-        C(nvidia-ml-py); omitted, none is read.
-    type: dict
-    version_added: 0.5.0
-    suboptions:
-      kernel_log: {description: "Where the Xid errors are read (gpu_health's option).", type: str, choices: [auto, journal, kmsg, never], default: auto}
-      textfile_dir: {description: "Directory whose C(blackwell_pytorch_health.prom) is read; empty for none.", type: path, default: ""}
-  tools:
-    description:
-      - The tools venv the C(blackwell.pytorch.tools) role keeps, and the requirements it must hold; RV(tools) says
-        whether it holds them, read from its files (no process is started). Omitted, nothing is read.
-      - When this Python does not import C(nvidia-ml-py) and the venv holds it at its pin, C(pynvml) is imported from
-        the venv's site-packages (pure Python), so the GPU facts (and O(health)) come from NVML.
-    type: dict
-    version_added: 0.5.0
-    suboptions:
-      venv: {description: "The venv's path (the tools role's C(blackwell_tools_venv)).", type: path, required: true}
-      base_python:
-        description:
-          - The interpreter that makes the venv (the tools role's C(blackwell_tools_base_python)); refused (RV(refused))
-            when relative or a directory. Empty, not checked.
-        type: str
-        default: ""
-        version_added: 0.6.0
-      wheelhouse:
-        description:
-          - The wheelhouse the venv is filled from (the tools role's C(blackwell_tools_wheelhouse)); refused when
-            relative or a file. The venv's path is refused the same way.
-        type: str
-        default: ""
-        version_added: 0.6.0
-      requirements:
-        description: "The requirements it must hold, as the tools role installs them (C(nvidia-ml-py==13.615.71), C(uv==0.13.9))."
-        type: list
-        elements: str
-        required: true
-  driver:
-    description:
-      - The driver stage's question in this call (site.yml sets it from the nvidia_driver role's settings) - the
-        options of M(blackwell.pytorch.nvidia_driver_state) but C(host), C(gpus), C(loaded) and C(preflight), which
-        are this probe's own. RV(driver) is that module's result, its refusals added to RV(refused). Omitted, nothing
-        is asked.
-    type: dict
-    version_added: 0.5.0
-  toolkit:
-    description:
-      - The toolkit stage's question in this call (site.yml sets it from the cuda_toolkit role's settings) - the
-        options of M(blackwell.pytorch.cuda_toolkit_state) but C(host), C(gpus), C(user), C(os_family) and
-        C(driver_cuda), which are this probe's own; C(driver) is C(cuda_toolkit_driver_version) (empty for the driver
-        RV(driver) leaves in place, else the loaded one). Answered only when O(driver) is omitted or answers that the
-        driver stays as it is; RV(toolkit) is then that module's result, its refusal added to RV(refused).
-    type: dict
-    version_added: 0.5.0
-  pytorch:
-    description:
-      - The PyTorch stage's question in this call (site.yml sets it from the pytorch role's settings) - the options of
-        M(blackwell.pytorch.pytorch_plan) but C(host) and C(user), which are this probe's own; C(gpus) and
-        C(driver_cuda) left out or null are this probe's GPUs and its loaded driver's CUDA version.
-      - Answered only when nothing the play runs before that stage changes its inputs - O(driver) and O(toolkit), when
-        given, answer that their stages stay as they are, the venv of O(tools) holds its pins when the stack's
-        installer is its C(uv), and C(gpus) and C(driver_cuda) are set or the GPU facts came from NVML (or no driver
-        is loaded); else RV(pytorch_waits) says why.
-      - RV(pytorch) is then that module's result, its refusal (C(msg)) added to RV(refused).
-    type: dict
-    version_added: 0.5.0
 """
 
 EXAMPLES = r"""
@@ -220,10 +127,7 @@ disk:
   returned: always
   type: list
   elements: dict
-nouveau_loaded:
-  description: Whether the nouveau kernel module is loaded.
-  returned: always
-  type: bool
+nouveau_loaded: {description: Whether the nouveau kernel module is loaded., returned: always, type: bool}
 user:
   description: The user the module ran as (the play's privileges, after C(become)).
   returned: always
@@ -296,10 +200,7 @@ tools:
     missing: {description: "The requirements it lacks (all of them when the venv cannot be used).", type: list, elements: str}
     python: {description: "Its interpreter ('' when none resolves).", type: str}
     pynvml_site: {description: "The site-packages directory holding nvidia-ml-py's pynvml at its pin ('' when none).", type: str}
-driver:
-  description: With O(driver), M(blackwell.pytorch.nvidia_driver_state)'s result for this host (C(converged), C(status), ...), else null.
-  returned: always
-  type: dict
+driver: {description: "With O(driver), M(blackwell.pytorch.nvidia_driver_state)'s result for this host, else null.", returned: always, type: dict}
 toolkit:
   description:
     - With O(toolkit) answered, M(blackwell.pytorch.cuda_toolkit_state)'s result for this host (C(converged), C(changes), ...), else null.
@@ -308,20 +209,23 @@ toolkit:
 pytorch:
   description:
     - With O(pytorch) answered, M(blackwell.pytorch.pytorch_plan)'s result for this host (C(plan), C(converged), ...) with
-      C(ok) (no refusal; else C(msg)) and C(settled) (RV(pytorch_settled) is not null), else null. On a settled host
-      its C(cuda_check) is in RV(pytorch_settled) instead.
+      C(ok) (no refusal; else C(msg)) and C(settled) (what the role publishes is in RV(stage_facts)), else null. On a
+      settled host its C(cuda_check) is RV(stage_facts)' C(blackwell_cuda_check) instead.
   returned: always
   type: dict
-pytorch_settled:
+stage_facts:
   description:
-    - On a host found as asked whose plan is its own (no other C(build_host)), what the pytorch role publishes there -
-      C(published) (C(blackwell_pytorch)) and C(cuda_check) (C(blackwell_cuda_check)); else null.
+    - What the roles of the stages asked publish on a host the answers find as asked, each fact under its own name
+      (C(nvidia_driver_status), C(nvidia_driver_reboot_required), C(cuda_toolkit_status), C(blackwell_pytorch),
+      C(blackwell_cuda_check)); empty when none.
   returned: always
   type: dict
-pytorch_waits:
-  description: Why O(pytorch) was not answered in this call (the stage asks it itself); "" when it was or was not given.
+  version_added: 0.7.0
+waits:
+  description: Per stage (V(driver), V(toolkit), V(pytorch)), why its question was not answered here (its role asks it); "" when it was or was not given.
   returned: always
-  type: str
+  type: dict
+  version_added: 0.7.0
 """
 
 import os
@@ -337,9 +241,6 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.os_facts 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.tools_venv import (
     input_refusals as tools_refusals, nvml_bindings, read_venv)
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import headers_refusal
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_answers import answers, refusal_entries
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
     query_package_manager, site_leave_out, stage_refusals_by_cause)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import read_bus
@@ -349,6 +250,9 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_
     headers_package, headers_query, headers_report, package_lists_present)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.secure_boot import (
     read_secure_boot, run_mokutil)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages import registry
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.driver import site_words
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading import Reading
 
 try:
     import pynvml
@@ -376,26 +280,17 @@ def minimal_facts(user):
                       python, user["uid"], os.geteuid(), user["name"])
 
 
-def stage_options(module, name, spec, supplied, filled=()):
-    """The validated `name` option against another module's spec without the options this probe supplies (and with
-    those it fills from its own reading null by default); None when omitted. Its errors fail the call, as that
-    module would."""
-    given = module.params[name]
+def stage_options(module, stage):
+    """The stage's validated option (its name) against the stage's options as the probe takes them; None when
+    omitted. Its errors fail the call, as the stage's own module would."""
+    given = module.params[stage.NAME]
     if given is None:
         return None
-    spec = dict((key, dict(value, default=None) if key in filled else value) for key, value in spec.items()
-                if key not in supplied)
-    validated = ArgumentSpecValidator(spec).validate(given)
+    validated = ArgumentSpecValidator(registry.probe_spec(stage)).validate(given)
     if validated.error_messages:
-        module.fail_json(msg="%s: %s" % (name, "; ".join(validated.error_messages)))
+        module.fail_json(msg="%s: %s" % (stage.NAME, "; ".join(validated.error_messages)))
+    module.no_log_values.update(stage.secrets(validated.validated_parameters))
     return validated.validated_parameters
-
-
-def site_words(entries, host, headers, leave_out):
-    """The driver stage's answer's refusals with its headers refusal in site.yml's words (how to run without the
-    driver stage), as the probe's own says it."""
-    site = headers_refusal(headers, True, leave_out)
-    return [(cause, decide.sentence(host, site) if cause == "headers" and site else message) for cause, message in entries]
 
 
 def main():
@@ -405,12 +300,9 @@ def main():
             os_family=dict(type="str", default=""),
             kernel=dict(type="str"),
             disk_checks=dict(type="list", elements="dict", default=[], options=dict(
-                path=dict(type="str", required=True),
-                min_free_gib=dict(type="float", default=0),
-            )),
+                path=dict(type="str", required=True), min_free_gib=dict(type="float", default=0))),
             stages=dict(type="list", elements="str", default=[]),
-            distribution=dict(type="str", default=""),
-            distribution_version=dict(type="str", default=""),
+            distribution=dict(type="str", default=""), distribution_version=dict(type="str", default=""),
             distribution_major_version=dict(type="str", default=""),
             host=dict(type="str", default="this host"),
             supported_os=dict(type="list", elements="str", default=[]),
@@ -420,29 +312,17 @@ def main():
             controller_machine_id=dict(type="str", default="", no_log=False),
             health=dict(type="dict", options=dict(kernel_log=dict(type="str", default="auto", choices=[
                 "auto", "journal", "kmsg", "never"]), textfile_dir=dict(type="path", default=""))),
-            tools=dict(type="dict", options=dict(venv=dict(type="path", required=True),
-                                                 requirements=dict(type="list", elements="str", required=True),
-                                                 base_python=dict(type="str", default=""),
-                                                 wheelhouse=dict(type="str", default=""))),
-            driver=dict(type="dict"),
+            tools=dict(type="dict", options=dict(
+                venv=dict(type="path", required=True), requirements=dict(type="list", elements="str", required=True),
+                base_python=dict(type="str", default=""), wheelhouse=dict(type="str", default=""))),
+            driver=dict(type="dict"),  # the stages' questions: each checked against its stage's OPTIONS (stage_options)
             toolkit=dict(type="dict"),
             pytorch=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    driver_options = stage_options(module, "driver", state_call.argument_spec(), state_call.PROBE_SUPPLIED)
-    toolkit_options = stage_options(module, "toolkit", toolkit_call.argument_spec(), toolkit_call.PROBE_SUPPLIED)
-    secret = state_call.proxy_password(((driver_options or {}).get("repo") or {}).get("proxy"))
-    if secret:
-        module.no_log_values.add(secret)
-    plan_call = stage_answer = pytorch_options = None
-    if params["pytorch"] is not None:  # the planning code is imported only when the stage is asked
-        # pylint: disable-next=import-outside-toplevel
-        from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import plan_call, stage_answer
-        pytorch_options = stage_options(module, "pytorch", plan_call.argument_spec(), plan_call.PROBE_SUPPLIED,
-                                        plan_call.PROBE_FILLED)
-        module.no_log_values.update(plan_call.secrets(pytorch_options))
+    asked = dict((stage.NAME, stage_options(module, stage)) for stage in registry.STAGES)
     run = runner(module.get_bin_path, module.run_command)
     user = current_user()
     facts = minimal_facts(user) if params["gather_minimal"] else {}
@@ -466,7 +346,7 @@ def main():
     headers = headers_report(os_family, kernel, MODULES_ROOT, query,
                              package_lists_present(os_family, APT_LISTS, DNF_CACHE))
     stages = [s.strip() for s in params["stages"]]
-    stage_entries = stage_refusals_by_cause(run, stages, user, os_family, headers, driver, toolkit_options)
+    stage_entries = stage_refusals_by_cause(run, stages, user, os_family, headers, driver, asked["toolkit"])
     os_facts = {
         "distribution": params["distribution"] or facts.get("ansible_distribution", ""),
         "version": params["distribution_version"] or facts.get("ansible_distribution_version", ""),
@@ -481,16 +361,12 @@ def main():
         os_facts["distribution"], os_facts["version"], os_facts["major_version"])]
     preflight = decide.published(os_facts, supported_or_this, gpus, driver, params["require_gpu"], secure_boot,
                                  headers, disk, nouveau, python, user, connection)
-    preflight["health"] = health
-    preflight["tools"] = tools
-    answered = answers(driver_options, toolkit_options, params["host"], gpus, driver, preflight, run,
-                       lambda name: module.get_bin_path(name) is not None, module.warn, TOOLKIT_ROOT, platform.machine())
-    pytorch, pytorch_settled, pytorch_waits = None, None, ""
-    if pytorch_options is not None:
-        pytorch_waits = stage_answer.asked_after(answered["driver"], answered["toolkit"], tools, driver, pytorch_options)
-        if not pytorch_waits:
-            pytorch, pytorch_settled = stage_answer.answer(pytorch_options, params["host"], user, gpus, driver, run,
-                                                           module.warn, module.check_mode)
+    preflight.update(health=health, tools=tools)
+    found = registry.ask_all(asked, Reading(
+        host=params["host"], user=user, gpus=gpus, loaded=driver, preflight=preflight, run=run,
+        has_program=lambda name: module.get_bin_path(name) is not None, warn=module.warn, tools=tools,
+        check_mode=module.check_mode, machine=platform.machine(), toolkit_root=TOOLKIT_ROOT))
+    stage_refused = found["refusals"]
     label = preflight["os"]["label"]
     supported = params["supported_os"]
     if supported and label not in supported and params["allow_unsupported_os"]:
@@ -498,28 +374,24 @@ def main():
     module.exit_json(
         changed=False,
         ansible_facts=dict(facts, nvidia_gpus=gpus, nvidia_driver=driver, blackwell_secure_boot=secure_boot),
-        kernel_headers=headers,
-        disk=disk,
-        nouveau_loaded=nouveau,
+        kernel_headers=headers, disk=disk, nouveau_loaded=nouveau,
         python=python,
         user=user,
         refusals=[message for _cause, message in stage_entries],
         refused=decide.one_per_cause(
             decide.refusal_entries(params["host"], label, supported or [label], params["allow_unsupported_os"],
                                    len(gpus), params["require_gpu"], stage_entries, disk)
-            + site_words(refusal_entries(answered, params["host"], user), params["host"], headers,
-                         site_leave_out(stages, driver, toolkit_options))
+            + site_words(stage_refused["driver"] + stage_refused["toolkit"], params["host"], headers,
+                         site_leave_out(stages, driver, asked["toolkit"]))
             + [(None, message) for message in (tools_refusals(params["host"], **dict(
                 (key, params["tools"][key]) for key in ("venv", "base_python", "wheelhouse"))) if params["tools"] else [])]
-            + refusal_entries({"pytorch": pytorch}, params["host"], user)),
+            + stage_refused["pytorch"]),
         preflight=preflight,
         health=health,
         tools=tools,
-        driver=answered["driver"],
-        toolkit=answered["toolkit"],
-        pytorch=pytorch,
-        pytorch_settled=pytorch_settled,
-        pytorch_waits=pytorch_waits,
+        **found["answers"],  # driver, toolkit, pytorch: each stage's answer, None when not asked
+        stage_facts=found["facts"],
+        waits=found["waits"],
         summary=decide.summary(preflight),
     )
 

@@ -264,18 +264,19 @@ check_mode:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.plan_call import (
-    PlanCallError, answer, argument_spec, secrets)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.plan_call import answer, secrets
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.pytorch import OPTIONS
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=OPTIONS, supports_check_mode=True)
     module.no_log_values.update(secrets(module.params))
     try:
         result = answer(module.params, runner(module.get_bin_path, module.run_command), module.warn,
                         module.check_mode)
-    except PlanCallError as exc:
-        module.fail_json(msg=str(exc), **exc.result)
+    except PlanError as exc:  # the request cannot be planned: what was answered before comes back with the message
+        module.fail_json(msg=str(exc), **(exc.result or {}))
     module.exit_json(**result)
 
 

@@ -21,6 +21,11 @@ description:
   - V(current) points current at O(stack) (previous at the stack current left).
   - V(rolled_back) swaps current and previous; in check mode it returns the interpreter to check first.
   - V(pruned) deletes stacks beyond O(keep), never current, then previous kept first.
+  - V(wheelhouse) is O(stack)'s wheelhouse, O(root)/wheelhouses/<stack>. With O(prune_wheelhouses) it removes the
+    other stacks' wheelhouses there. With O(python) it makes the directory (mode 0755), downloads the wheels
+    O(pip_args) name and their dependencies into it (C(<python> -m pip download), binary only, for
+    O(python_version)) and writes its C(hashes.txt) (C(<dist>==<version> --hash=sha256:<digest>) per wheel, for
+    C(--require-hashes)). In check mode nothing is made, removed or downloaded.
   - The planning (versions, pins, pip arguments) is the caller's; the pytorch role passes its plan.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
@@ -39,14 +44,24 @@ options:
   state:
     description: What to do (see the description).
     type: str
-    choices: [present, adopted, current, rolled_back, pruned]
+    choices: [present, adopted, current, rolled_back, pruned, wheelhouse]
     required: true
   stack:
     description: Stack name (torch-<version>-<channel>), for V(present) and V(current).
     type: str
   python:
-    description: Interpreter that creates the venv (V(present)).
+    description: Interpreter that creates the venv (V(present)); whose pip downloads (V(wheelhouse)).
     type: path
+  python_version:
+    description: The version of the interpreter the wheels are for (V(wheelhouse) with O(python)), for example V(3.12).
+    type: str
+    default: ""
+    version_added: 0.5.0
+  prune_wheelhouses:
+    description: Remove the wheelhouses of other stacks under O(root)/wheelhouses first (V(wheelhouse)).
+    type: bool
+    default: false
+    version_added: 0.5.0
   expected:
     description: Package name to version the stack must hold (V(present)).
     type: dict
@@ -176,18 +191,21 @@ python: {description: Its interpreter., returned: when a stack is named or found
 missing: {description: What differed from O(expected) before the pip call., returned: state present, type: list}
 versions: {description: What the imports report., returned: state present, type: dict}
 links: {description: Where current and previous point after the change (or would)., returned: always, type: dict}
-removed: {description: Stacks deleted (or that would be)., returned: state pruned, type: list}
+removed: {description: "Stacks deleted (or that would be); with state wheelhouse, the other stacks' wheelhouses.", returned: state pruned and wheelhouse, type: list}
+wheelhouse: {description: The wheelhouse directory., returned: state wheelhouse, type: str, version_added: 0.5.0}
+files: {description: "Downloaded: the wheels by name, then the hashes file last (paths; empty in check mode).", returned: state wheelhouse, type: list, elements: str, version_added: 0.5.0}
 stacks: {description: "The stacks under O(root) afterwards (in check mode: now), by name.", returned: always, type: list, elements: str, version_added: 0.3.0}
 """
 
 import contextlib
 import os
+import shutil
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import job_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import lifecycle, wheelhouse
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_install import (
     StackError, install, stack_paths)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_space import space_refusal
@@ -219,7 +237,7 @@ def root_lock(params, check_mode):
     (lock_timeout), then fails naming it; nothing to hold in check mode or where there is no root yet to change
     (present makes it). A wait is noted in the install log, which the play's progress lines read."""
     root = params["root"]
-    if check_mode:
+    if check_mode or params["state"] == "wheelhouse":
         return contextlib.nullcontext()
     if params["state"] == "present":
         if not os.path.isdir(root):  # a root to be made is checked for room first, as the venv is
@@ -249,12 +267,53 @@ def installer(params, root):
             "environ": dict(os.environ)}
 
 
+def make_wheelhouse(module, params, result):
+    """State wheelhouse: the other stacks' wheelhouses removed (prune_wheelhouses); with python, <root>/wheelhouses/<stack>
+    made and the plan's wheels downloaded into it (pip download) with their hashes file."""
+    top = os.path.join(params["root"], "wheelhouses")
+    dest = os.path.join(top, params["stack"])
+    others = wheelhouse.others(top, params["stack"]) if params["prune_wheelhouses"] else []
+    result.update(wheelhouse=dest, files=[], removed=others, changed=bool(others))
+    if params["python"] and not params["python_version"]:
+        module.fail_json(msg="state wheelhouse with python downloads for python_version, which is empty")
+    if params["python"]:
+        result["changed"] = True  # a check run cannot know what pip would download
+    if module.check_mode:
+        return
+    for name in others:
+        shutil.rmtree(os.path.join(top, name))
+    if not params["python"]:
+        return
+    for path in (top, dest):
+        if not os.path.isdir(path):
+            os.makedirs(path, mode=0o755)
+        os.chmod(path, 0o755)
+    argv = wheelhouse.download_command(params["python"], dest, params["python_version"], params["pip_args"])
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg="pip download failed (rc %d): %s" % (rc, (err or out).strip()), rc=rc, stdout=out,
+                         stderr=err, cmd=argv)
+    path = os.path.join(dest, wheelhouse.HASHES)
+    hashes, before = wheelhouse.hash_lines(dest), None
+    if os.path.exists(path):
+        with open(path) as handle:
+            before = handle.read()
+    if before != hashes:
+        with open(path, "w") as handle:
+            handle.write(hashes)
+    os.chmod(path, 0o644)
+    result.update(changed=bool(others) or "Saved " in out or before != hashes,
+                  files=[os.path.join(dest, name) for name in wheelhouse.wheels(dest)] + [path])
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", required=True),
-            state=dict(type="str", required=True, choices=["present", "adopted", "current", "rolled_back", "pruned"]),
-            stack=dict(type="str"), python=dict(type="path"), expected=dict(type="dict", default={}),
+            state=dict(type="str", required=True,
+                       choices=["present", "adopted", "current", "rolled_back", "pruned", "wheelhouse"]),
+            stack=dict(type="str"), python=dict(type="path"), python_version=dict(type="str", default=""),
+            expected=dict(type="dict", default={}), prune_wheelhouses=dict(type="bool", default=False),
             pip_args=dict(type="list", elements="str", default=[]), record=dict(type="dict", default={}),
             build=dict(type="dict", default={}),
             log=dict(type="path"), path=dict(type="path"), keep=dict(type="int", default=2),
@@ -263,6 +322,7 @@ def main():
             installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path"),
             uv_cache_dir=dict(type="path", default="")),
         required_if=[("state", "present", ("stack", "python")), ("state", "current", ("stack",)),
+                     ("state", "wheelhouse", ("stack",)),
                      ("installer", "uv", ("uv",)),
                      ("state", "adopted", ("path",))],
         supports_check_mode=True)
@@ -292,6 +352,8 @@ def dispatch(module, params, runner, result):
         result.update(install(runner, root, params["stack"], params["python"], params["expected"],
                               params["pip_args"], params["record"], module.check_mode, params["log"],
                               params["build"], params["min_free_gib"], installer(params, root)))
+    elif params["state"] == "wheelhouse":
+        make_wheelhouse(module, params, result)
     elif params["state"] == "adopted":
         result.update(runner.adopt(root, params["path"], module.check_mode))
     elif params["state"] == "current":

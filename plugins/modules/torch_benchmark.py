@@ -13,52 +13,29 @@ description:
   - Runs a benchmark suite with the Python interpreter of a PyTorch environment (O(python)), one child
     process per GPU, one after the other, each with a timeout, and one child between GPUs when several
     are benchmarked. Every figure carries its size, what it counts, the median with min, max and spread
-    of at least 10 repetitions, the reference peak, the peak's source (V(table) for a known model,
-    V(derived) from SM count, NVML clocks and bus width otherwise) and the fraction of peak.
-  - "Suite: dense GEMM in fp16, bf16, TF32, fp32 (TF32 off), fp64 and FP8 e4m3 (compute capability
-    >= 8.9); batched bf16 GEMM; device-to-device copy (bytes read + written); pinned host-to-device and
-    device-to-host copies; SDPA forward through the backend torch picks by default (named in the
-    figure's C(backend)); conv2d (cuDNN, channels_last, bf16);
-    LayerNorm and softmax as achieved bandwidth; with several GPUs, P2P copy bandwidth per ordered pair
-    and NCCL all-reduce bus bandwidth (one process per GPU). Profile V(full) adds a
-    torch.nn.TransformerEncoder inference throughput, ResNet-50 inference (when torchvision imports;
-    random weights, nothing is downloaded) and the torch.compile speedup."
-  - "Low precision (profiles V(standard) and V(full)): FP8 with row-wise scales, MXFP8 in the TN and NN layouts,
-    NVFP4 and a grouped FP8 GEMM, beside the per-tensor FP8 GEMM of every profile. What this GPU, torch or cuBLAS
-    does not offer is refused by name (figure status V(skipped), C(error) saying why, e.g. C(not supported on
-    sm_90: MXFP8 needs compute capability 10.0+) or C(cuBLAS returned CUBLAS_STATUS_NOT_SUPPORTED ...)), which
-    fails nothing unless a gate names the test. Each GPU's result carries C(low_precision): the recipes that
-    run with this torch, CUDA, cuBLASLt and driver, and at what rate."
-  - "Method: CUDA events around the timed region, warm-up first, random inputs (never zeros), inputs
-    rotated among several sets when one set would fit in L2, median of the repetitions. Every GEMM is
-    checked against a float64 product of the same inputs on a 64x64 slice with a per-dtype error bound
-    (the other ops against float64 on a few rows, copies byte for byte); a figure that fails its check
-    has status V(wrong_result) and no value."
-  - With O(device=cpu) the same code paths run on a CPU-only torch with small sizes (real figures, no
-    peak), so roles and molecule scenarios can exercise the plumbing without a GPU; the all-reduce then
-    runs over two gloo ranks.
-  - "Telemetry: while each per-GPU test runs, NVML is sampled (read-only) every 0.1 s; each figure carries
-    C(telemetry) with SM and memory clock, power and temperature (min, median, max) and the clock-event
-    reasons seen (C(sw_power_cap), C(hw_slowdown), C(hw_thermal_slowdown), C(sw_thermal_slowdown),
-    C(hw_power_brake_slowdown), C(sync_boost), C(gpu_idle), ...)."
-  - "C(sustained) (profiles V(standard) and V(full)) keeps a bf16 GEMM busy for C(seconds) (size key, default 25)
-    and reports the last 5 seconds' rate, the first second's rate and their ratio; C(sustained_fp16) likewise
-    in fp16 when named in O(tests)."
+    of at least 10 repetitions, the reference peak and its source (V(table), or V(derived) from SM count, NVML
+    clocks and bus width) and the fraction of peak.
+  - "Suite: dense GEMM (fp16, bf16, TF32, fp32, fp64, FP8), batched GEMM, copies, SDPA, conv2d, LayerNorm and
+    softmax; with several GPUs P2P copy per ordered pair and NCCL all-reduce; the low-precision recipes (FP8 with
+    row-wise scales, MXFP8, NVFP4, grouped FP8: what this GPU, torch or cuBLAS does not offer is V(skipped) with
+    the reason, and fails nothing unless a gate names it); C(sustained) load with power against the enforced limit;
+    profile V(full) adds model throughput and the torch.compile speedup. The suite table, the method (CUDA events,
+    random rotated inputs, each result checked against float64), the peaks, NVML telemetry, link expectations and
+    PCIe counters: docs/modules/torch_benchmark.md in the collection."
   - O(gates) turn figures into a verdict; any failed gate fails the task with a message naming host, GPU
     index and name, measured value, bound and peak. A gate whose figure is missing (test failed, wrong
     result, no peak known) fails too.
+  - With O(device=cpu) the same code paths run on a CPU-only torch with small sizes (real figures, no
+    peak), so roles and molecule scenarios can exercise the plumbing without a GPU.
   - Never changes any GPU setting. Child processes run with C(CUDA_DEVICE_ORDER=PCI_BUS_ID),
     C(NCCL_NVLS_ENABLE=0), C(TORCH_SYMM_MEM_DISABLE_MULTICAST=1) and C(NVSHMEM_DISABLE_NVLS=1) (NVLink
     multicast off unless O(nvls)), and without C(TORCH_ALLOW_TF32_CUBLAS_OVERRIDE).
-  - "Between GPUs, the probe reads how they are linked (NVLink links, else PCIe): each P2P figure and the
-    all-reduce figure carry C(expected) from the links' nominal bandwidth and C(fraction_of_expected); the
-    sustained figures carry C(power) against the enforced power limit; each GPU's PCIe replay and AER
-    counters are read before and after its tests (C(counters))."
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
   - ansible.builtin.files
   - blackwell.pytorch.attributes
+  - blackwell.pytorch.torch_children
   - blackwell.pytorch.attributes.ACTIONGROUP_TORCH
 attributes:
   check_mode:
@@ -72,26 +49,17 @@ attributes:
       - With O(dest), the diff shows the file's JSON before and after.
 options:
   python:
-    description:
-      - The Python interpreter that has torch (the venv's C(bin/python)). The children run with it.
-      - Defaults to the interpreter running the module.
+    description: The Python interpreter that has torch (the venv's C(bin/python)), the children's; default the module's.
     type: path
-  device:
-    description:
-      - V(cuda) benchmarks GPUs and fails when torch sees none; V(cpu) runs the same code on the CPU.
-    type: str
-    choices: [cuda, cpu]
-    default: cuda
+  device: {description: "V(cuda) benchmarks GPUs (none seen fails); V(cpu) runs the same code on the CPU.", type: str, choices: [cuda, cpu], default: cuda}
   gpus:
-    description:
-      - Indices of the GPUs to benchmark (torch's indices in PCI bus order, as nvidia-smi numbers them).
-      - Default is every GPU torch sees. P2P and all-reduce run over the selected GPUs when there are two or more.
+    description: Indices of the GPUs to benchmark (torch's, in PCI bus order as nvidia-smi numbers them), default every
+      GPU torch sees. P2P and all-reduce run over the selected GPUs when there are two or more.
     type: list
     elements: int
   profile:
-    description:
-      - V(quick) takes about 15 seconds per H100, V(standard) up to about a minute per GPU with larger sizes
-        and more repetitions, V(full) adds the model-level tests and torch.compile.
+    description: V(quick) takes about 15 seconds per H100, V(standard) up to about a minute per GPU with larger sizes
+      and more repetitions, V(full) adds the model-level tests and torch.compile.
     type: str
     choices: [quick, standard, full]
     default: quick
@@ -112,42 +80,25 @@ options:
         integers (FP8 GEMM dimensions multiples of 16)."
     type: dict
     default: {}
-  reps:
-    description:
-      - Timed repetitions per figure (at least 10). Default from the profile (10, 20, 30).
-    type: int
+  reps: {description: "Timed repetitions per figure (at least 10). Default from the profile (10, 20, 30).", type: int}
   timeout:
-    description:
-      - Seconds each child (one per GPU, one between GPUs) may run before it is killed. Default from the
-        profile (120, 300, 900). Figures reported before a timeout are kept.
+    description: Seconds each child (one per GPU, one between GPUs) may run before it is killed (figures reported
+      before are kept). Default from the profile (120, 300, 900).
     type: float
-  bytecode_cache_dir:
-    description:
-      - Where the children keep the bytecode of a stack that holds none (installed without compiling) when Python
-        may not write it beside torch's modules (C(PYTHONDONTWRITEBYTECODE) set, or a directory this user cannot
-        write); the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
-        RV(bytecode). Without it such a stack compiles torch on every import (seconds per child).
-      - Unset or empty, nothing is changed and the finding is still returned. A stack with bytecode is never
-        affected.
-    type: path
   gpu_lock:
     description:
-      - File of the host's GPU lock. Before its first measurement a child takes it exclusively, so GPU work of
-        M(blackwell.pytorch.torch_cuda_check) (which takes it shared) never runs beside a figure being taken;
-        imports and CUDA start-up still overlap. A child waits at most a quarter of its O(timeout), then
-        measures anyway and warns. C(devices[].gpu_lock) says whether it was held and how long it waited.
-      - Default C(/run/lock/blackwell-pytorch-gpu.lock) (the temporary directory where C(/run/lock) is missing).
-        An empty string takes no lock. A symbolic link is refused (not followed).
+      - File of the host's GPU lock, taken exclusively by each child before its first measurement (at most a quarter of
+        O(timeout), then it measures anyway and warns), so that GPU work of M(blackwell.pytorch.torch_cuda_check),
+        which takes it shared, never runs beside a figure being taken. C(devices[].gpu_lock) says how it went.
+      - Default C(/run/lock/blackwell-pytorch-gpu.lock) (the temporary directory where C(/run/lock) is missing); an
+        empty string takes none; a symbolic link is refused.
     type: str
   gates:
     description:
-      - "Lower bounds per test: C(min_fraction_of_peak) (tests with a peak, device cuda; a fraction from 0 to 1),
-        C(min_fraction_of_expected) (device cuda: the figure over what a healthy GPU of the model reaches at that
-        size, the figure's C(expected); a figure without one fails it, naming why), and by unit
-        C(min_tflops), C(min_gbps), C(min_tokens_per_s), C(min_images_per_s), C(min_speedup);
-        C(min_sustained_ratio) and C(min_power_fraction) (the power the last 5 s drew over the enforced power
-        limit, device cuda) for the sustained tests; C(forbid_clock_reasons) (a list of reason names) for
-        per-GPU tests on cuda. Example:
+      - "Lower bounds per test: C(min_fraction_of_peak), C(min_fraction_of_expected) (over the figure's
+        C(expected); a figure without one fails it), by unit C(min_tflops), C(min_gbps), C(min_tokens_per_s),
+        C(min_images_per_s), C(min_speedup); for the sustained tests C(min_sustained_ratio) and C(min_power_fraction);
+        C(forbid_clock_reasons) (reason names). Each bound: docs/modules/torch_benchmark.md. Example:
         C({gemm_bf16: {min_fraction_of_peak: 0.6}, sustained: {forbid_clock_reasons: [hw_thermal_slowdown]}})."
       - These apply to every GPU that no O(gpu_gates) entry names, and to the figures between GPUs.
       - Unknown test or bound names, and gates on tests that do not run, are refused before anything runs.
@@ -156,41 +107,30 @@ options:
   gpu_gates:
     description:
       - Gates for one GPU model, index or product line, so that each GPU of a mixed host is judged as itself. Each
-        entry names C(model) (the exact name NVML and torch report), C(index), C(line) (V(geforce),
-        V(workstation), V(datacenter)) or several of them (all must match), and C(gates) as in O(gates) (tests
-        of one GPU only). A GPU takes the gates of the first entry that names it, else O(gates).
-      - Every device entry of the result carries the C(gates) it was judged by.
+        entry names C(model) (as NVML and torch report it), C(index), C(line) (V(geforce), V(workstation),
+        V(datacenter)) or several (all must match), and C(gates) as in O(gates) (tests of one GPU only). A GPU takes
+        the first entry that names it, else O(gates); its result's C(gates) says which.
     type: list
     elements: dict
     default: []
     version_added: 0.6.0
   nvls:
     description:
-      - Measure the multi-GPU tests with NVLink multicast (NVLS) on. By default every child runs with
-        C(NCCL_NVLS_ENABLE=0), C(TORCH_SYMM_MEM_DISABLE_MULTICAST=1) and C(NVSHMEM_DISABLE_NVLS=1) - on a shared host
-        a program using NVLink multicast can put every GPU out of service when it fails, and on some systems it
-        needs the fabric manager or IMEX set up first.
-      - With V(true) the multi-GPU child runs without those three variables (NCCL then uses NVLink multicast
-        where the GPUs and switches support it) and the all-reduce figure says C(nvls=true). The per-GPU
-        children keep it off.
+      - Measure the multi-GPU tests with NVLink multicast (NVLS) on - off by default (see the description), since on a
+        shared host a program using it can put every GPU out of service when it fails. With V(true) the multi-GPU
+        child runs without the three variables and the all-reduce figure says C(nvls=true); the per-GPU children keep
+        it off.
     type: bool
     default: false
   job_lock:
     description:
       - File of the whole run's lock (the verify role's C(<verify_results_dir>/.benchmark.lock)), held from the first
-        child to the result. The verify role starts the module in the background (C(async)); Ctrl-C stops the play,
-        not the job, so a run started again would measure beside the earlier run's benchmark. With this lock the
-        second run waits for the first (at most O(lock_timeout) seconds), then fails naming its process id and how to
-        stop it; nothing is measured then. Its directory is created (0755) when missing; a symbolic link is refused.
-        Omitted, no such lock is taken; in check mode it is taken only where the file is already there (a check run
-        creates no file).
+        child to the result, so that a run started again (Ctrl-C stops the play, not a background job) waits at most
+        O(lock_timeout) seconds for the earlier one, then fails naming its process. Its directory is created (0755);
+        a symbolic link is refused. Omitted, none is taken; a check run takes it only where the file is there.
     type: path
     version_added: 0.6.0
-  lock_timeout:
-    description: Seconds to wait for another run's benchmark holding O(job_lock).
-    type: int
-    default: 600
-    version_added: 0.6.0
+  lock_timeout: {description: "Seconds to wait for another run's benchmark holding O(job_lock).", type: int, default: 600, version_added: 0.6.0}
   dest:
     description:
       - Also write the result document as JSON to this file, atomically (a temporary file in the same directory,
@@ -202,9 +142,8 @@ requirements:
 notes:
   - The result reports C(changed=true) when O(dest) is written (its content or attributes differ), else
     C(changed=false).
-  - Peaks are theoretical. Derived peaks use NVML's max SM clock, which can sit above the datasheet's boost
-    clock (H100 SXM bf16 derived 1070 vs 989 TFLOP/s in the table); GeForce parts run FP16/BF16 with FP32
-    accumulate at half the tensor rate of workstation and data-center parts.
+  - Peaks are theoretical; how each is found, and where a derived one sits above the datasheet, is in
+    docs/modules/torch_benchmark.md.
 """
 
 EXAMPLES = r"""
@@ -271,27 +210,17 @@ benchmark:
         compute_capability: {description: Compute capability., type: str, sample: "9.0"}
         sm: {description: SASS architecture., type: str, sample: sm_90}
         arch_family: {description: Architecture family., type: str, sample: Hopper}
-        product_line:
-          description:
-            - "V(geforce), V(workstation) or V(datacenter): picks the tensor rate of a derived peak."
-            - The GPU catalogue's answer, the same as M(blackwell.pytorch.gpu_facts) reports.
-          type: str
+        product_line: {description: "V(geforce), V(workstation) or V(datacenter) (the GPU catalogue's, as gpu_facts reports).", type: str}
         sm_count: {description: Streaming multiprocessors., type: int}
         l2_bytes: {description: L2 cache size (input rotation is sized from it)., type: int}
         memory_total_mib: {description: GPU memory., type: int}
         nvml:
-          description:
-            - "NVML max clocks, bus width, PCIe link, C(power_limit_w) (management) and C(enforced_power_limit_w), the
-              bus id, and the NVLink links: C(nvlink) (C(link), C(state) 1 active 0 inactive, C(version), C(remote) bus
-              id or null), C(nvlink_p2p) (bus ids NVML reports P2P over NVLink with), C(nvlink_remote_gpus) (links
-              whose far end is a GPU of this host). Null without NVML."
+          description: "NVML max clocks, bus width, PCIe link, power limits, bus id and NVLink links (C(nvlink),
+            C(nvlink_p2p), C(nvlink_remote_gpus)); null without NVML."
           type: dict
         counters:
-          description:
-            - "The GPU's link error counters before its first test and after its last: C(bus_id), C(pcie_replay)
-              (NVML's PCIe replay counter) and C(aer) (the kernel's AER counters C(correctable), C(nonfatal), C(fatal)
-              from sysfs; null where sysfs has none, as in most virtual machines), each C(before), C(after) and
-              C(delta). Null in CPU mode or without NVML."
+          description: "PCIe replay and AER counters before the GPU's first test and after its last (C(pcie_replay),
+            C(aer): C(before), C(after), C(delta)); null in CPU mode or without NVML. docs/modules/torch_benchmark.md."
           type: dict
         gates: {description: "The gates this device was judged by: its O(gpu_gates) entry's, else O(gates).", type: dict, version_added: 0.6.0}
         passed: {description: "This GPU's own verdict: none of its figures failed a gate.", type: bool, version_added: 0.6.0}
@@ -322,10 +251,8 @@ benchmark:
             peak_note: {description: "How the peak was found, or why there is none.", type: str}
             fraction_of_peak: {description: value / peak., type: float}
             expected:
-              description:
-                - "What a healthy GPU of this model reaches in this test at this size (and backend): C(value) in the
-                  figure's unit, C(fraction_of_peak), C(source) (where and on what it was measured) and C(basis) (how).
-                  Null where no reference was measured (the figure is then compared with its peers only)."
+              description: "What a healthy GPU of this model reaches here (C(value), C(fraction_of_peak), C(source),
+                C(basis)); null where none was measured (the figure is compared with its peers only)."
               type: dict
               version_added: 0.6.0
             fraction_of_expected: {description: value / expected value (null without an expectation)., type: float, version_added: 0.6.0}
@@ -343,27 +270,17 @@ benchmark:
               description: "Sustained tests: C(first_rate), C(last_rate), C(ratio), C(duration_s), C(chunks)."
               type: dict
             power:
-              description:
-                - "Sustained tests: the power of the last 5 seconds against the GPU's enforced power limit:
-                  C(median_w), C(max_w), C(limit_w), C(limit) (V(enforced), or V(management) where NVML has no
-                  enforced limit) and C(fraction_of_limit) (median / limit). Null without telemetry."
+              description: "Sustained tests: the last 5 seconds' power against the enforced power limit (C(median_w),
+                C(max_w), C(limit_w), C(limit), C(fraction_of_limit)); null without telemetry."
               type: dict
     multi_gpu:
       description:
-        - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks), C(backend) and C(nvls)) and
-          C(figures.p2p) (a list, one figure per ordered pair with C(src), C(dst) and C(peer_access)). Each has
-          C(expected) (C(value), C(nominal), C(source), C(basis): the link's nominal one-direction bandwidth times
-          the share a healthy host reaches) and C(fraction_of_expected), null where the links are unknown."
-        - "C(topology): C(pairs) (per ordered pair C(link) V(nvlink) or V(pcie), C(nvlink_version), C(links),
-          C(per_link_gbps), C(expected_gbps) (nominal, one direction), C(route), C(basis)) and C(nvlink) (every
-          link of every GPU: C(gpu), C(link), C(state), C(version), C(remote)); null without NVML or in CPU mode.
-          C(nvls): whether NVLink multicast was on."
-        - Also C(gpus), C(status) (V(skipped) with fewer than two GPUs), C(error) and C(seconds). Null when
-          no multi-GPU test was selected.
-        - "A hang (the child gives no result within O(timeout)) is reported as such in C(attempts) and the child
-          runs once more with C(NCCL_P2P_DISABLE=1) (pairs of some workstation cards hang in P2P).
-          C(attempts): one entry per run (C(env), C(status), C(error), C(seconds)); C(working_env): the
-          environment of the first run that finished (C({}) for the default, null when none did)."
+        - "Figures between devices: C(figures.allreduce) (one figure, with C(ranks), C(backend), C(nvls)) and
+          C(figures.p2p) (one figure per ordered pair, C(src), C(dst), C(peer_access)), each with C(expected) from the
+          links and C(fraction_of_expected); C(topology) (each pair's link and nominal bandwidth, every NVLink link);
+          C(gpus), C(status) (V(skipped) with fewer than two GPUs), C(error), C(seconds); C(attempts) and
+          C(working_env) (a hang, and the run again with C(NCCL_P2P_DISABLE=1)). Null when no multi-GPU test was
+          selected. Every key: docs/modules/torch_benchmark.md in the collection."
       type: dict
     gates:
       description: "C(bounds) (the gates given), C(gpu_bounds) (O(gpu_gates)) and C(failures) (the same list as

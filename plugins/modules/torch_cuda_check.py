@@ -39,6 +39,7 @@ author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:
   - blackwell.pytorch.attributes
+  - blackwell.pytorch.torch_children
   - blackwell.pytorch.attributes.ACTIONGROUP_TORCH
   - blackwell.pytorch.attributes.INFO_MODULE
 options:
@@ -96,15 +97,6 @@ options:
       - From 1 to 64; any other value is refused before a child starts.
     type: int
     default: 6
-  bytecode_cache_dir:
-    description:
-      - Where the children keep the bytecode of a stack that holds none (installed without compiling) when Python
-        may not write it beside torch's modules (C(PYTHONDONTWRITEBYTECODE) set, or a directory this user cannot
-        write); the children then get C(PYTHONPYCACHEPREFIX) set to it, and the finding is returned in
-        RV(bytecode) and warned. Without it such a stack compiles torch on every import (seconds per child).
-      - Unset or empty, nothing is changed and the finding is still returned. A stack with bytecode is never
-        affected.
-    type: path
   gpu_lock:
     description:
       - File of the host's GPU lock. Each GPU child takes it shared after CUDA starts and before its first

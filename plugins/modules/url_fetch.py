@@ -15,8 +15,8 @@ description:
   - The proxy is an option (O(proxy), no_log), not the task's C(environment), which Ansible writes in front of the
     module's command line, shown at C(-vvv) and to every local user in C(ps). It is set in this module's own
     environment only while the request is opened.
-  - The repository key fetch of the nvidia_driver and container_toolkit roles (C(nvidia_driver_repo_proxy),
-    C(container_toolkit_repo_proxy)). Read-only, also in check mode.
+  - The repository key fetch of the container_toolkit role (C(container_toolkit_repo_proxy)); the nvidia_driver role's
+    goes through M(blackwell.pytorch.vendor_repo) over the same code. Read-only, also in check mode.
 author:
   - blackwell.pytorch maintainers (@blackwell-pytorch)
 extends_documentation_fragment:

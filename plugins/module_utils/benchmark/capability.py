@@ -13,6 +13,9 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import skip_reason
 
 RECIPES = (("gemm_fp8", "FP8 per-tensor"), ("gemm_fp8_rowwise", "FP8 row-wise"), ("gemm_mxfp8", "MXFP8 (TN)"),
@@ -39,7 +42,8 @@ def _row(test, recipe, fig, capability):
     return row
 
 
-def block(figures, capability, torch_facts, cublaslt, driver):
+def block(figures: Mapping[str, Any], capability: Sequence[int] | None, torch_facts: Mapping[str, Any],
+          cublaslt: str | None, driver: str | None) -> dict[str, Any]:
     """A GPU's `low_precision` from its figures ({test: figure}; a test this run did not measure is absent),
     its compute capability ((major, minor) or None), the probe's torch facts ({version, cuda}), the cuBLASLt
     version the child loaded and the driver version."""
@@ -61,7 +65,7 @@ def _rate(row):
     return text + " (%.2f of peak%s)" % (fraction, above)
 
 
-def line(gpu_label, low_precision):
+def line(gpu_label: str, low_precision: Mapping[str, Any] | None) -> str | None:
     """"GPU 0 NVIDIA H200 low precision: FP8 per-tensor 1447 TFLOP/s (0.73 of peak); refused: MXFP8 (TN) (not
     supported on sm_90: ...), ...; not measured: FP8 row-wise", or None when nothing was measured or refused."""
     rows = [row for row in (low_precision or {}).get("recipes") or [] if isinstance(row, dict)]

@@ -10,6 +10,8 @@ common.error_text and gpu_lock), shipped by common.child_program like every chil
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import main as bench_main, models as bench_models, multi as bench_multi
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import ops as bench_ops, timing as bench_timing
@@ -28,11 +30,11 @@ CHILD_MODULES = (error_text, catalogue, gpu_arch, pci_ids, sysfs_gpus, nvml_gpus
                  bench_models, bench_multi, gpu_lock, bench_main)
 
 
-def child_program():
+def child_program() -> str:
     """Python source of the child: argv[1] is the JSON plan (see bench_main)."""
     return _program(CHILD_MODULES, bench_main, "benchmark child")
 
 
-def plan_arg(plan):
+def plan_arg(plan: Mapping[str, Any]) -> str:
     """The plan as the child's one argument."""
     return json.dumps(plan, sort_keys=True)

@@ -12,12 +12,15 @@ its peers only. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.expected_figures import reference
 
 NONE = {"expected": None, "fraction_of_expected": None}
 
 
-def expectation(fig, model, profile="quick"):
+def expectation(fig: Mapping[str, Any], model: str | None, profile: str = "quick") -> dict[str, Any]:
     """{expected, fraction_of_expected} of a device figure (figures.figure()'s result) of GPU `model`, measured
     in `profile`."""
     row = reference(model, fig.get("test"), fig.get("size"), fig.get("backend"), profile)
@@ -30,7 +33,7 @@ def expectation(fig, model, profile="quick"):
             "fraction_of_expected": round(value / expected["value"], 4) if value is not None else None}
 
 
-def with_expectation(figures, model, profile="quick"):
+def with_expectation(figures: Mapping[str, Any], model: str | None, profile: str = "quick") -> dict[str, Any]:
     """The device's figures, each with its expectation added (the dict is changed in place and returned)."""
     for fig in figures.values():
         fig.update(expectation(fig, model, profile))

@@ -13,6 +13,9 @@ value: a wrong kernel cannot post a fast time. The sustained tests' figures carr
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.link_expectation import judged
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.power import power_reached
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import (
@@ -25,7 +28,7 @@ SCALE = {"TFLOP/s": 1e12, "GB/s": 1e9, "tokens/s": 1.0, "images/s": 1.0}
 NO_PEAK = {"peak": None, "peak_source": None}
 
 
-def peak_info(name, gpu):
+def peak_info(name: str, gpu: Mapping[str, Any] | None) -> dict[str, Any]:
     """{peak, peak_source, peak_note} of a test on a GPU (gpu None: CPU mode)."""
     kind = spec_of(name)["peak_kind"]
     if gpu is None:
@@ -72,7 +75,8 @@ def _check_error(check, value, unit):
     return "result check failed (%s); its rate (%.4g %s) is not reported" % (what, value, unit)
 
 
-def figure(name, size, raw, peak_fields, missing_reason=None):
+def figure(name: str, size: Mapping[str, Any], raw: Mapping[str, Any] | None, peak_fields: Mapping[str, Any],
+           missing_reason: str | None = None) -> dict[str, Any]:
     """One figure from a test's raw child result (None: the child never reported it)."""
     result = _blank(name, size, peak_fields)
     if raw is None:
@@ -104,7 +108,8 @@ def figure(name, size, raw, peak_fields, missing_reason=None):
     return result
 
 
-def p2p_figures(size, raw, missing_reason=None, expected=None):
+def p2p_figures(size: Mapping[str, Any], raw: Mapping[str, Any] | None, missing_reason: str | None = None,
+                expected: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """One figure per ordered pair of GPUs, with `src` and `dst`, and with `expected` and
     `fraction_of_expected` from `expected` ({"0->1": link_expectation.pair_expectation()}; None: unknown)."""
     no_peak = peak_info("p2p", {})

@@ -21,6 +21,9 @@ with host, GPU index and name, measured value, bound and peak; a figure that is 
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import TESTS, spec_of
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import REASON_NAMES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import PRODUCT_LINES
@@ -34,7 +37,7 @@ UNIT_BOUNDS = {"TFLOP/s": "min_tflops", "GB/s": "min_gbps", "tokens/s": "min_tok
                "images/s": "min_images_per_s", "x": "min_speedup"}
 
 
-def allowed_bounds(name, device):
+def allowed_bounds(name: str, device: str) -> list[str]:
     """Bound names a test accepts on a device."""
     spec = spec_of(name)
     bounds = [UNIT_BOUNDS[spec["unit"]]]
@@ -90,7 +93,7 @@ def _reason_errors(name, reasons):
     return []
 
 
-def validate(gates, not_run, device):
+def validate(gates: object, not_run: Mapping[str, str], device: str) -> list[str]:
     """Errors for gates that cannot be evaluated. not_run: {test: why it will not run}."""
     if not isinstance(gates, dict):
         return ["gates must be a dict: test name -> {bound name: number}"]
@@ -125,7 +128,7 @@ def _match_errors(where, entry):
     return errors
 
 
-def entry_errors(position, entry):
+def entry_errors(position: int, entry: object) -> list[str]:
     """What is wrong with gpu_gates[position] besides its gates' bounds: its keys, what it matches, gates on
     figures between GPUs."""
     where = "gpu_gates[%d]" % position
@@ -146,7 +149,7 @@ def entry_errors(position, entry):
     return errors
 
 
-def validate_gpu_gates(gpu_gates, not_run, device):
+def validate_gpu_gates(gpu_gates: object, not_run: Mapping[str, str], device: str) -> list[str]:
     """Errors for per-GPU gates: a list of {model | index | line, gates}, each gates as validate() wants them,
     on tests that judge one GPU (the figures between GPUs take the common gates)."""
     if not gpu_gates:
@@ -163,14 +166,15 @@ def validate_gpu_gates(gpu_gates, not_run, device):
     return errors
 
 
-def matches(entry, device):
+def matches(entry: Mapping[str, Any], device: Mapping[str, Any]) -> bool:
     """Whether a gpu_gates entry names this device (every key it gives agrees)."""
     return (("model" not in entry or entry["model"].strip() == (device.get("name") or "").strip())
             and ("index" not in entry or entry["index"] == device.get("index"))
             and ("line" not in entry or entry["line"] == device.get("product_line")))
 
 
-def gates_for(device, gates, gpu_gates=None):
+def gates_for(device: Mapping[str, Any], gates: Mapping[str, Any] | None,
+              gpu_gates: Sequence[Mapping[str, Any]] | None = None) -> Mapping[str, Any]:
     """The gates a device is judged by: the first matching gpu_gates entry's, else the common gates."""
     for entry in gpu_gates or []:
         if matches(entry, device):
@@ -178,7 +182,7 @@ def gates_for(device, gates, gpu_gates=None):
     return gates or {}
 
 
-def located(document):
+def located(document: Mapping[str, Any]) -> Iterator[tuple[Any, Any, dict[str, Any], dict[str, Any] | None]]:
     """(gpu_index, gpu_name, figure, device entry or None) for every figure of a result document."""
     names = dict((device["index"], device["name"]) for device in document["devices"])
     for device in document["devices"]:
@@ -242,7 +246,8 @@ def _measured(fig, bound):
     return fig["value"]
 
 
-def evaluate(gates, document, host, gpu_gates=None):
+def evaluate(gates: Mapping[str, Any] | None, document: Mapping[str, Any], host: str,
+             gpu_gates: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Every failed gate, one entry per figure and bound; each device judged by gates_for()."""
     failures = []
     for gpu_index, gpu_name, fig, device in located(document):
@@ -283,6 +288,6 @@ def _line(failure):
                                         failure["reason"], value, peak)
 
 
-def failure_message(failures, host):
+def failure_message(failures: Sequence[Mapping[str, Any]], host: str) -> str:
     """One message naming every failed gate."""
     return "%d benchmark gate(s) failed on %s: %s" % (len(failures), host, "; ".join(_line(f) for f in failures))

@@ -29,6 +29,9 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import (
     FP8_MIN_CAPABILITY, datasheet_peak, product_line, rate as arch_rate)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
@@ -45,7 +48,7 @@ BANDWIDTH_KINDS = ("memory", "pcie")
 _PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 
-def flop_per_clock_per_sm(capability, line, kind):
+def flop_per_clock_per_sm(capability: tuple[int, int], line: str, kind: str) -> int | None:
     """Dense FLOP per clock per SM for a compute kind, or None where unknown/unsupported."""
     capability = parse_capability(capability)
     if kind in ("fp32", "fp64"):
@@ -63,17 +66,17 @@ def flop_per_clock_per_sm(capability, line, kind):
     return per_sm
 
 
-def derived_tflops(sm_count, max_sm_clock_mhz, rate):
+def derived_tflops(sm_count: int, max_sm_clock_mhz: float, rate: int) -> float:
     """SMs x clock (MHz) x FLOP/clock/SM, in TFLOP/s."""
     return sm_count * max_sm_clock_mhz * 1e6 * rate / 1e12
 
 
-def derived_memory_gbps(max_mem_clock_mhz, bus_width_bits, data_rate=2):
+def derived_memory_gbps(max_mem_clock_mhz: float, bus_width_bits: int, data_rate: int = 2) -> float:
     """Memory clock (MHz) x bus width / 8 x data rate, in GB/s."""
     return max_mem_clock_mhz * 1e6 * bus_width_bits / 8.0 * data_rate / 1e9
 
 
-def pcie_gbps(generation, width):
+def pcie_gbps(generation: int | None, width: int | None) -> float | None:
     """One-direction PCIe link rate in GB/s, or None for an unknown generation."""
     lane = _PCIE_LANE_GBPS.get(generation)
     return lane * width if lane is not None and width else None
@@ -118,7 +121,7 @@ def _derive_bandwidth(gpu, kind):
                    "%d MHz (max memory clock) x %d bit / 8 x 2" % (clock, bus))
 
 
-def peak(gpu, kind):
+def peak(gpu: Mapping[str, Any], kind: str) -> dict[str, Any]:
     """{peak, peak_source: "table" | "derived" | None, peak_note} for one GPU and kind.
 
     gpu: name, capability, sm_count, max_sm_clock_mhz, max_mem_clock_mhz,

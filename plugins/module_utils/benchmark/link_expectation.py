@@ -17,6 +17,9 @@ link). Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.topology import ring_expectation
 
 SHARE_OF_NOMINAL = {"p2p": 0.8, "allreduce": 0.6}
@@ -38,14 +41,14 @@ def _expected(test, nominal, source, basis):
             % (basis, nominal, share, MEASURED[test])}
 
 
-def pair_expectation(pair):
+def pair_expectation(pair: Mapping[str, Any]) -> dict[str, Any]:
     """The `expected` of a p2p figure between the two GPUs of a topology pair, or None when unknown."""
     if not pair or pair.get("expected_gbps") is None:
         return None
     return _expected("p2p", pair["expected_gbps"], "topology: %s" % pair["basis"], _basis(pair["basis"], pair))
 
 
-def allreduce_expectation(pairs, nvls=False):
+def allreduce_expectation(pairs: Mapping[str, Mapping[str, Any]], nvls: bool = False) -> dict[str, Any] | None:
     """The `expected` of the allreduce figure over the GPUs of `pairs` (the ring's slowest pair), or None."""
     ring = ring_expectation(pairs or {})
     if ring is None:
@@ -58,14 +61,14 @@ def allreduce_expectation(pairs, nvls=False):
     return expected
 
 
-def expectations(topology, nvls=False):
+def expectations(topology: Mapping[str, Any] | None, nvls: bool = False) -> dict[str, Any]:
     """{"p2p": {"0->1": expected or None}, "allreduce": expected or None} from multi_gpu's topology (None: none)."""
     pairs = (topology or {}).get("pairs") or {}
     return {"p2p": dict((key, pair_expectation(value)) for key, value in pairs.items()),
             "allreduce": allreduce_expectation(pairs, nvls)}
 
 
-def judged(fig, expected):
+def judged(fig: Mapping[str, Any], expected: Mapping[str, Any] | None) -> dict[str, Any]:
     """{expected, fraction_of_expected}: a figure against its expectation (value / expected value, 4 digits;
     None without a value or an expectation)."""
     if not expected:

@@ -21,10 +21,17 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.refusals import (
     is_refusal, missing_text, refusal_text)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import check_close
+
+if TYPE_CHECKING:  # names for the annotations alone, never imported when the code runs
+    from torch import Tensor, device as Device
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import Bench
 
 BOUND = 1e-2  # bf16 output of products of exactly representable inputs, accumulated in FP32
 SCALE_A, SCALE_B = 2.0, 0.5
@@ -37,13 +44,13 @@ class Refused(Exception):
     """The recipe is not offered by this GPU, torch or cuBLAS; the message says which and why."""
 
 
-def stack_text(torch):
+def stack_text(torch: ModuleType) -> str:
     """"torch 2.11.0+cu130", with ", cuBLASLt 13.1.0" once a GEMM has loaded it."""
     cublaslt = cublaslt_version()
     return "torch %s%s" % (torch.__version__, ", cuBLASLt %s" % cublaslt if cublaslt else "")
 
 
-def sm_name(torch, device):
+def sm_name(torch: ModuleType, device: Device) -> str:
     major, minor = torch.cuda.get_device_capability(device)
     return "sm_%d%d" % (major, minor)
 
@@ -64,7 +71,7 @@ def _first(bench, recipe, call):
         raise
 
 
-def recipe_op(*needs):
+def recipe_op(*needs: str) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
     """An op of this module: a torch without `needs` (attributes of torch) refuses the recipe by name, and a Refused
     raised inside (by its first call, _first) becomes the skipped figure with its reason."""
     def wrap(func):
@@ -116,7 +123,7 @@ def _scaled_gemm(bench, recipe, m, n, k, scales, nn=False):
 
 
 @recipe_op()
-def gemm_fp8_rowwise(bench, size, dtype_name):
+def gemm_fp8_rowwise(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     m, n, k = size["m"], size["n"], size["k"]
     scales = (torch.full((m, 1), SCALE_A, dtype=torch.float32, device=bench.device),
@@ -137,16 +144,16 @@ def _mxfp8(bench, size, nn):
 
 
 @recipe_op("float8_e8m0fnu")
-def gemm_mxfp8(bench, size, dtype_name):
+def gemm_mxfp8(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     return _mxfp8(bench, size, nn=False)
 
 
 @recipe_op("float8_e8m0fnu")
-def gemm_mxfp8_nn(bench, size, dtype_name):
+def gemm_mxfp8_nn(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     return _mxfp8(bench, size, nn=True)
 
 
-def fp4_values(torch, packed):
+def fp4_values(torch: ModuleType, packed: Tensor) -> Tensor:
     """The float32 values of e2m1 pairs packed in bytes (uint8), two per byte, low nibble first. (The order of
     the two matters not to the check: A and B are unpacked alike, so a swap pairs the same products.)"""
     table = torch.tensor(FP4_VALUES + tuple(-value for value in FP4_VALUES), dtype=torch.float32,
@@ -156,7 +163,7 @@ def fp4_values(torch, packed):
 
 
 @recipe_op("float4_e2m1fn_x2")
-def gemm_nvfp4(bench, size, dtype_name):
+def gemm_nvfp4(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     m, n, k = size["m"], size["n"], size["k"]
     fp4 = torch.float4_e2m1fn_x2
@@ -178,7 +185,7 @@ def gemm_nvfp4(bench, size, dtype_name):
 
 
 @recipe_op("_scaled_grouped_mm")
-def gemm_grouped_fp8(bench, size, dtype_name):
+def gemm_grouped_fp8(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     groups, m, n, k = size["groups"], size["m"], size["n"], size["k"]
     fp8 = torch.float8_e4m3fn
@@ -203,7 +210,7 @@ def gemm_grouped_fp8(bench, size, dtype_name):
     return _timed(bench, "grouped FP8", sets, call, check)
 
 
-def cublaslt_version(maps="/proc/self/maps"):
+def cublaslt_version(maps: str = "/proc/self/maps") -> str | None:
     """"13.1.0": the cuBLASLt this process loaded (after a GEMM), from its own cublasLtGetVersion(); None when
     none is loaded or it cannot say."""
     try:

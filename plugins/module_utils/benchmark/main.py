@@ -21,6 +21,8 @@ import platform
 import sys
 import time
 import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.low_precision import OPS as LOW_PRECISION_OPS
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.low_precision import cublaslt_version
@@ -86,7 +88,7 @@ def _counters(sampler, root="/sys"):
         return None
 
 
-def probe(plan, emit):
+def probe(plan: Mapping[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
     try:
         import torch
     except BaseException as exc:  # ImportError, or a broken install failing while it loads
@@ -116,7 +118,7 @@ def probe(plan, emit):
     emit(facts)
 
 
-def run_device(plan, emit):
+def run_device(plan: Mapping[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
     import torch
     device = torch.device(plan["device"])
     # GPU work of other checks on this host waits while figures are taken (common.gpu_lock); taken before CUDA
@@ -163,7 +165,7 @@ def run_device(plan, emit):
               "counters": counter_changes(before, _counters(sampler)) if before is not None else None})
 
 
-def run_multi(plan, emit):
+def run_multi(plan: Mapping[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
     import torch
     gpus = plan.get("gpus")
     results = {}
@@ -186,7 +188,7 @@ def run_multi(plan, emit):
 MODES = {"probe": probe, "device": run_device, "multi": run_multi}
 
 
-def main(argv, emit):
+def main(argv: Sequence[str], emit: Callable[[dict[str, Any]], None]) -> None:
     """argv: [plan] runs the plan. [probe plan, "-"]: the probe, then the plan stdin gives (the first device child:
     one torch import for both; empty input ends it; common.staged_child is the other side)."""
     plan = json.loads(argv[0])

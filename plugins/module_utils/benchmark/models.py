@@ -13,9 +13,14 @@ Same return shape as bench_ops. Runs inside the child, no Ansible import.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import check_close
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
+
+if TYPE_CHECKING:  # names for the annotations alone, never imported when the code runs
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import Bench
 
 _OP_BOUND = 2e-2
 
@@ -25,7 +30,7 @@ def _finite(torch, out):
     return {"ok": finite, "detail": "every output element is finite" if finite else "non-finite output"}
 
 
-def transformer_encoder(bench, size, dtype_name):
+def transformer_encoder(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     dtype = bench.dtype(dtype_name)
     d_model = size["d_model"]
@@ -39,7 +44,7 @@ def transformer_encoder(bench, size, dtype_name):
     return result
 
 
-def resnet50(bench, size, dtype_name):
+def resnet50(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     try:
         import torchvision
@@ -55,7 +60,7 @@ def resnet50(bench, size, dtype_name):
     return result
 
 
-def compile_speedup(bench, size, dtype_name):
+def compile_speedup(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     functional = torch.nn.functional
 

@@ -22,7 +22,10 @@ import queue as queue_module
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from types import ModuleType
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
     Timer, check_equal, measure, random_tensor)
@@ -33,7 +36,7 @@ CPU_RANKS = 2
 WARMUP_CALLS = 5
 
 
-def p2p(torch, gpus, size, settings):
+def p2p(torch: ModuleType, gpus: Sequence[int], size: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
     """{"pairs": {"0->1": timing result or {"error"}}} for every ordered pair of GPUs."""
     nbytes = size["mib"] * MIB
     pairs = {}
@@ -61,7 +64,8 @@ def _p2p_pair(torch, src, dst, nbytes, settings):
         torch.cuda.empty_cache()
 
 
-def allreduce(torch, gpus, size, settings, timeout_s):
+def allreduce(torch: ModuleType, gpus: Sequence[int] | None, size: Mapping[str, Any], settings: Mapping[str, Any],
+              timeout_s: float) -> dict[str, Any]:
     """Fork one rank per GPU (CPU_RANKS gloo ranks when gpus is None) and gather their timings."""
     world = len(gpus) if gpus else CPU_RANKS
     context = multiprocessing.get_context("fork")

@@ -14,9 +14,15 @@ Runs inside the child process (torch is passed in), Python 3.9 compatible, no An
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import (
     Timer, check_close, check_equal, measure, random_tensor, rotation_sets, tensor_bytes)
+
+if TYPE_CHECKING:  # names for the annotations alone, never imported when the code runs
+    from torch import Tensor, dtype as DType
 
 MIB = 1024 * 1024
 # ||out - ref|| / ||ref|| bounds against float64 on the same (already rounded) inputs: the
@@ -38,28 +44,28 @@ class Bench:
         self.settings = settings
         self.cache_bytes = cache_bytes
 
-    def dtype(self, name):
+    def dtype(self, name: str) -> DType:
         torch = self.torch
         return {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32,
                 "fp32": torch.float32, "fp64": torch.float64, "fp8": torch.float8_e4m3fn}[name]
 
-    def random(self, shape, dtype):
+    def random(self, shape: Sequence[int], dtype: DType) -> Tensor:
         return random_tensor(self.torch, shape, dtype, self.device)
 
-    def input_sets(self, make):
+    def input_sets(self, make: Callable[[], Sequence[Tensor]]) -> list[Sequence[Tensor]]:
         """One set of inputs from make(), plus as many more as it takes to defeat the cache."""
         first = make()
         count = rotation_sets(tensor_bytes(*first), self.cache_bytes)
         return [first] + [make() for dummy in range(count - 1)]
 
-    def run(self, call, sets):
+    def run(self, call: Callable[[int], object], sets: int) -> dict[str, Any]:
         settings = self.settings
         result = measure(self.timer, call, settings["reps"], settings["warmup_s"], settings["min_rep_s"])
         result["sets"] = sets
         return result
 
 
-def gemm(bench, size, dtype_name):
+def gemm(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     m, n, k = size["m"], size["n"], size["k"]
     if dtype_name == "fp8":
@@ -103,7 +109,7 @@ def _gemm_fp8(bench, m, n, k):
     return result
 
 
-def gemm_batched(bench, size, dtype_name):
+def gemm_batched(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     dtype = bench.dtype(dtype_name)
     batch, m, n, k = size["batch"], size["m"], size["n"], size["k"]
@@ -122,7 +128,7 @@ def gemm_batched(bench, size, dtype_name):
     return result
 
 
-def memcpy(bench, size, dtype_name):
+def memcpy(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     nbytes = size["mib"] * MIB
     sets = bench.input_sets(lambda: (bench.random((nbytes,), torch.uint8),
@@ -161,15 +167,15 @@ def _host_copy(bench, size, to_device):
     return result
 
 
-def h2d(bench, size, dtype_name):
+def h2d(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     return _host_copy(bench, size, to_device=True)
 
 
-def d2h(bench, size, dtype_name):
+def d2h(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     return _host_copy(bench, size, to_device=False)
 
 
-def sdpa_backend(torch, q, k, v):
+def sdpa_backend(torch: ModuleType, q: Tensor, k: Tensor, v: Tensor) -> str | None:
     """The name of the SDPA backend torch picks by default for these inputs ("CUDNN_ATTENTION",
     "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"), or None where torch cannot say."""
     try:
@@ -179,7 +185,7 @@ def sdpa_backend(torch, q, k, v):
         return None
 
 
-def sdpa(bench, size, dtype_name):
+def sdpa(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     """SDPA forward through the backend torch picks by default (what a model gets), named in `backend`."""
     torch = bench.torch
     attention = torch.nn.functional.scaled_dot_product_attention
@@ -196,7 +202,7 @@ def sdpa(bench, size, dtype_name):
     return result
 
 
-def conv2d(bench, size, dtype_name):
+def conv2d(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     conv = torch.nn.functional.conv2d
     dtype = bench.dtype(dtype_name)
@@ -212,7 +218,7 @@ def conv2d(bench, size, dtype_name):
     return result
 
 
-def layernorm(bench, size, dtype_name):
+def layernorm(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     layer_norm = torch.nn.functional.layer_norm
     dtype = bench.dtype(dtype_name)
@@ -226,7 +232,7 @@ def layernorm(bench, size, dtype_name):
     return result
 
 
-def softmax(bench, size, dtype_name):
+def softmax(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     torch = bench.torch
     dtype = bench.dtype(dtype_name)
     sets = bench.input_sets(lambda: (bench.random((size["rows"], size["cols"]), dtype),))

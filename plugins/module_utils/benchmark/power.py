@@ -13,8 +13,12 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 
-def power_limit(telemetry, fallback_w=None):
+
+def power_limit(telemetry: Mapping[str, Any] | None,
+                fallback_w: float | None = None) -> tuple[float | None, str | None]:
     """(limit in W, which limit) from a figure's telemetry: the enforced limit, else the management limit,
     else `fallback_w` (the probe's NVML facts); (None, None) when none is known."""
     telemetry = telemetry or {}
@@ -27,7 +31,7 @@ def power_limit(telemetry, fallback_w=None):
     return None, None
 
 
-def power_reached(telemetry, fallback_limit_w=None):
+def power_reached(telemetry: Mapping[str, Any] | None, fallback_limit_w: float | None = None) -> dict[str, Any] | None:
     """{median_w, max_w (the telemetry's last 5 s), limit_w, limit (enforced | management), fraction_of_limit
     (median_w / limit_w, 4 digits)}, or None when the tail's power or the limit is unknown."""
     tail = (telemetry or {}).get("tail") or {}

@@ -14,6 +14,8 @@ tracks a refusal, its text names it. Pure functions, no Ansible import; runs in 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 NOT_SUPPORTED = "CUBLAS_STATUS_NOT_SUPPORTED"
 # Parts of torch's messages that say "not offered here" rather than "broken".
 REFUSAL_WORDS = (NOT_SUPPORTED, "is only supported", "not supported", "only multiplication of row-major and "
@@ -25,7 +27,7 @@ KNOWN = (
 )
 
 
-def is_refusal(exc_type, text):
+def is_refusal(exc_type: str, text: str) -> bool:
     """True when an exception of this type name and message says the recipe is not offered here. A CUDA error
     ("CUDA error: operation not supported", an illegal access) is the device failing, never a refusal, whatever
     its words; cuBLAS's own status is one."""
@@ -39,7 +41,7 @@ def is_refusal(exc_type, text):
     return any(word.lower() in lowered for word in REFUSAL_WORDS)
 
 
-def known_issue(recipe, sm, text):
+def known_issue(recipe: str, sm: str, text: str) -> str | None:
     """The public issue that tracks this refusal, or None."""
     for name, sms, part, issue in KNOWN:
         if name == recipe and (sms is None or sm in sms) and part.lower() in (text or "").lower():
@@ -47,7 +49,7 @@ def known_issue(recipe, sm, text):
     return None
 
 
-def refusal_text(recipe, sm, stack, text):
+def refusal_text(recipe: str, sm: str, stack: str, text: str) -> str:
     """How a refusal reads: "cuBLAS returned CUBLAS_STATUS_NOT_SUPPORTED for FP8 row-wise on sm_120 with torch
     2.10.0+cu130 (pytorch/pytorch#192707)", or "torch 2.11.0+cu130 does not run MXFP8 (NN) on sm_90: <its
     message>". stack: "torch 2.11.0+cu130" (and cuBLAS where known)."""
@@ -59,6 +61,6 @@ def refusal_text(recipe, sm, stack, text):
     return "%s does not run %s on %s: %s%s" % (stack, recipe, sm, first[:240], tail)
 
 
-def missing_text(stack, names):
+def missing_text(stack: str, names: Sequence[str]) -> str:
     """A torch without what a recipe needs: "torch 2.7.1+cu128 has no float4_e2m1fn_x2"."""
     return "%s has no %s" % (stack, " or ".join(names))

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
+from typing import Any
 
 SCHEMA = "blackwell.pytorch.torch_benchmark/1"
 DOCUMENT_KEYS = ("schema", "host", "device", "profile", "tests", "started", "seconds", "python", "torch",
@@ -36,7 +38,7 @@ def _figure_errors(where, fig):
     return errors
 
 
-def schema_errors(document):
+def schema_errors(document: Mapping[str, Any]) -> list[str]:
     """What keeps a document from matching the schema (empty when it does)."""
     errors = ["document lacks %s" % key for key in DOCUMENT_KEYS if key not in document]
     if document.get("schema") != SCHEMA:
@@ -52,7 +54,7 @@ def schema_errors(document):
     return errors
 
 
-def problems(document):
+def problems(document: Any) -> list[str]:
     """Human-readable lines for every device or figure that did not give a figure."""
     lines = []
     for device in document["devices"]:
@@ -75,7 +77,7 @@ def problems(document):
     return lines
 
 
-def write_json(path, document):
+def write_json(path: str, document: Mapping[str, Any]) -> None:
     """Write the document atomically: a temporary file in the same directory, mode 0644, os.replace."""
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp", dir=directory)

@@ -13,6 +13,8 @@ runs. No Ansible import: the module shell calls run(params, host).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.capability import block as capability_block
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.child import child_program, plan_arg
@@ -49,7 +51,7 @@ class BenchmarkError(Exception):
     """Bad input, or an interpreter that cannot run the benchmark: the module fails with it."""
 
 
-def settings_for(params):
+def settings_for(params: Mapping[str, Any]) -> dict[str, Any]:
     profile = PROFILES[params["profile"]]
     return {"reps": params.get("reps") or profile["reps"], "warmup_s": WARMUP_S, "min_rep_s": MIN_REP_S,
             "timeout": params.get("timeout") or profile["timeout"], "nvls": bool(params.get("nvls"))}
@@ -60,7 +62,7 @@ def _not_selected(names, params):
     return dict((name, why) for name in TESTS if name not in names)
 
 
-def static_plan(params):
+def static_plan(params: Mapping[str, Any]) -> tuple[list[str], dict[str, dict[str, Any]], dict[str, Any]]:
     """(test names, sizes, settings) from the options alone; BenchmarkError lists every problem."""
     device = params["device"]
     names, errors = select_tests(params["profile"], params.get("tests"))
@@ -159,7 +161,7 @@ P2P_OFF = {"NCCL_P2P_DISABLE": "1"}
 LOCK_WAIT_SHARE = 0.25
 
 
-def lock_plan(params, settings):
+def lock_plan(params: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
     """The plan keys that make a child take the host's GPU lock before measuring."""
     return {"gpu_lock": params.get("gpu_lock") or None, "gpu_lock_wait_s": settings["timeout"] * LOCK_WAIT_SHARE}
 
@@ -234,7 +236,7 @@ def _run_device(python, program, run, gpu, facts, early=None):
     return entry
 
 
-def multi_topology(gpus):
+def multi_topology(gpus: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """multi_gpu's `topology` (hardware.topology over the GPUs' NVML facts, keyed by their benchmark index),
     or None in CPU mode, with fewer than two GPUs or without NVML facts."""
     known = [dict(gpu["nvml"], index=gpu["index"]) for gpu in gpus or [] if gpu.get("nvml")]
@@ -273,7 +275,7 @@ def _run_multi(python, program, run, gpus):
             "working_env": working[0] if working else None, "nvls": nvls, "topology": topology}
 
 
-def run(params, host):
+def run(params: Mapping[str, Any], host: str) -> dict[str, Any]:
     """The result document of a benchmark run (BenchmarkError for what cannot be run)."""
     started, start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.monotonic()
     names, sizes, settings = static_plan(params)

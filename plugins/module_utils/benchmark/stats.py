@@ -2,7 +2,8 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Statistics of repeated timings: median, min, max, spread, and rates derived from them. median() is
-also the fleet report's (the median of a GPU model's figures on the other hosts).
+benchmark/telemetry.py's (the one median, where the benchmark child has it too), also the fleet report's (the
+median of a GPU model's figures on the other hosts).
 
 A rate is work over time, so the median rate comes from the median time, the highest rate
 from the shortest time and the lowest rate from the longest. Pure functions, no Ansible
@@ -11,21 +12,15 @@ import.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.telemetry import median
+
+__all__ = ["median", "rate", "slowest_per_rep", "summarize"]
 
 
-def median(values):
-    """Median of a non-empty sequence of numbers, as a float (the mean of the two middle values of an even
-    count); ValueError for an empty one."""
-    ordered = sorted(values)
-    if not ordered:
-        raise ValueError("median of no values")
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return float(ordered[middle])
-    return (ordered[middle - 1] + ordered[middle]) / 2.0
-
-
-def summarize(times_s):
+def summarize(times_s: Iterable[float]) -> dict[str, Any]:
     """{median, min, max, spread, reps} of per-call times in seconds.
 
     spread is (max - min) / median: 0.02 means the slowest and fastest repetition were 2%
@@ -41,7 +36,7 @@ def summarize(times_s):
             "spread": (max(times) - min(times)) / mid, "reps": len(times)}
 
 
-def rate(work, times_s, scale):
+def rate(work: float, times_s: Iterable[float], scale: float) -> dict[str, Any]:
     """Work per second from per-call times, divided by `scale` (1e12 for TFLOP/s, 1e9 for GB/s).
 
     Returns {value (median rate), min, max, spread, reps, seconds (the time statistics)}.
@@ -57,7 +52,7 @@ def rate(work, times_s, scale):
     }
 
 
-def slowest_per_rep(per_rank_times):
+def slowest_per_rep(per_rank_times: Sequence[Sequence[float]]) -> list[float]:
     """A collective finishes when its slowest rank does: per repetition, the max across ranks."""
     lengths = set(len(times) for times in per_rank_times)
     if len(lengths) != 1:

@@ -9,6 +9,9 @@ speed). Pure data and functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 MIB = 1024 * 1024
 
 PROFILES = {
@@ -197,7 +200,7 @@ TESTS = {
 }
 
 
-def spec_of(name):
+def spec_of(name: str) -> dict[str, Any]:
     """The definition of a test with defaults filled in."""
     spec = dict(TESTS[name])
     spec.setdefault("devices", ("cuda", "cpu"))
@@ -210,7 +213,7 @@ def spec_of(name):
     return spec
 
 
-def select_tests(profile, tests):
+def select_tests(profile: str, tests: Sequence[str] | None) -> tuple[list[str], list[str]]:
     """(names, errors): `tests` if given, else the profile's, in suite order."""
     names = list(tests) if tests else list(PROFILE_TESTS[profile])
     unknown = sorted(set(name for name in names if name not in TESTS))
@@ -231,7 +234,8 @@ def _check_size(name, size, spec):
     return errors
 
 
-def resolve_sizes(names, profile, device, overrides):
+def resolve_sizes(names: Sequence[str], profile: str, device: str,
+                  overrides: Mapping[str, Any] | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """(sizes by test name, errors). Overrides replace single keys of the default size."""
     overrides = overrides or {}
     errors = []
@@ -251,7 +255,8 @@ def resolve_sizes(names, profile, device, overrides):
     return sizes, errors
 
 
-def skip_reason(name, device, capability=None, gpu_count=None):
+def skip_reason(name: str, device: str, capability: Sequence[int] | None = None,
+                gpu_count: int | None = None) -> str | None:
     """Why a test cannot run on this device, or None. capability: (major, minor) of the GPU;
     None for capability or gpu_count: not known yet, not checked."""
     spec = spec_of(name)
@@ -268,7 +273,7 @@ def skip_reason(name, device, capability=None, gpu_count=None):
     return None
 
 
-def size_text(name, size):
+def size_text(name: str, size: Mapping[str, Any]) -> str:
     """"m=8192 n=8192 k=8192 bf16" for a result (no size for a test without one on this device)."""
     spec = spec_of(name)
     text = " ".join("%s=%s" % (key, size[key]) for key in spec["keys"] if key in size)

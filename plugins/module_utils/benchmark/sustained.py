@@ -13,8 +13,13 @@ loses much more. Python 3.9, no Ansible import.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.timing import check_close
+
+if TYPE_CHECKING:  # names for the annotations alone, never imported when the code runs
+    from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.ops import Bench
 
 CHUNK_S = 0.05
 FIRST_S = 1.0
@@ -22,7 +27,8 @@ LAST_S = 5.0
 _SLICE = 64
 
 
-def sustained_rates(chunk_seconds, calls_per_chunk, work, scale, first_s=FIRST_S, last_s=LAST_S):
+def sustained_rates(chunk_seconds: Sequence[float], calls_per_chunk: int, work: float, scale: float,
+                    first_s: float = FIRST_S, last_s: float = LAST_S) -> dict[str, Any] | None:
     """{first_rate, last_rate, ratio, duration_s, chunks, first_s, last_s} from per-chunk device seconds.
 
     The first window holds the chunks that end within first_s (at least one), the last window
@@ -75,7 +81,7 @@ def _chunk_times(bench, call, calls, seconds):
     return times
 
 
-def sustained(bench, size, dtype_name):
+def sustained(bench: Bench, size: Mapping[str, Any], dtype_name: str | None) -> dict[str, Any]:
     """Child op: {times_s (per call, one per chunk), chunks_s, inner (calls per chunk), sets, check}."""
     torch = bench.torch
     m, n, k = size["m"], size["n"], size["k"]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 # NVML's nvmlClocksEventReason* bits (nvml.h), in bit order.
 REASON_BITS = (
@@ -35,7 +37,7 @@ QUANTITIES = ("sm_clock_mhz", "mem_clock_mhz", "power_w", "temperature_c", "pcie
 INTERVAL_S = 0.1
 
 
-def decode_reasons(mask):
+def decode_reasons(mask: int | None) -> list[str]:
     """Names of the bits set in an NVML clock-event reasons mask; unknown bits as "unknown_0x..."."""
     if mask is None:
         return []
@@ -53,8 +55,14 @@ def decode_reasons(mask):
     return names
 
 
-def _median(values):
+def median(values: Iterable[float]) -> float:
+    """Median of a non-empty sequence of numbers: the middle value of an odd count as it is (an SM clock of 1560
+    MHz stays 1560 in a benchmark gate's message), the mean of the two middle values of an even one; ValueError for an empty
+    one. The benchmark's one median: the child's telemetry here, the parent's timings and the fleet report's peers
+    through benchmark/stats.py."""
     ordered = sorted(values)
+    if not ordered:
+        raise ValueError("median of no values")
     middle = len(ordered) // 2
     if len(ordered) % 2:
         return ordered[middle]
@@ -65,10 +73,10 @@ def _stats(values):
     values = [value for value in values if value is not None]
     if not values:
         return None
-    return {"min": min(values), "median": round(_median(values), 1), "max": max(values)}
+    return {"min": min(values), "median": round(median(values), 1), "max": max(values)}
 
 
-def summarize(samples, tail_s=None):
+def summarize(samples: Sequence[Mapping[str, Any]], tail_s: float | None = None) -> dict[str, Any]:
     """{samples, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, pcie_gen, pcie_width ({min, median, max}
     or None),
     reasons (names seen in any sample, bit order), reasons_mask (OR of all masks)}; with tail_s
@@ -94,7 +102,7 @@ def _read(nvml, handle, func, *args):
         return None
 
 
-def read_sample(nvml, handle):
+def read_sample(nvml: Any, handle: object) -> dict[str, Any]:
     """One sample: {t, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, pcie_gen, pcie_width, reasons}."""
     power = _read(nvml, handle, "nvmlDeviceGetPowerUsage")
     reasons = _read(nvml, handle, "nvmlDeviceGetCurrentClocksEventReasons")
@@ -110,7 +118,7 @@ def read_sample(nvml, handle):
             "reasons": reasons}
 
 
-def read_power_limits(nvml, handle):
+def read_power_limits(nvml: Any, handle: object) -> dict[str, Any]:
     """{enforced_power_limit_w, power_limit_w (the management limit)} in W, None where NVML cannot tell."""
     enforced = _read(nvml, handle, "nvmlDeviceGetEnforcedPowerLimit")
     management = _read(nvml, handle, "nvmlDeviceGetPowerManagementLimit")
@@ -135,14 +143,14 @@ class Sampler:
             if self._stop.wait(self.interval_s):
                 return
 
-    def start(self):
+    def start(self) -> None:
         self.samples = []
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="nvml-sampler")
         self._thread.daemon = True
         self._thread.start()
 
-    def stop(self):
+    def stop(self) -> list[dict[str, Any]]:
         """Stop sampling (one last sample is taken) and return the samples."""
         self._stop.set()
         if self._thread is not None:
@@ -151,7 +159,7 @@ class Sampler:
         return self.samples
 
 
-def open_sampler(uuid, interval_s=INTERVAL_S):
+def open_sampler(uuid: str, interval_s: float = INTERVAL_S) -> tuple[Sampler | None, str | None]:
     """(Sampler or None, error text or None) for the GPU with this UUID; NVML stays initialised."""
     try:
         import pynvml

@@ -16,6 +16,12 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # names for the annotations alone, never imported when the code runs
+    from torch import Tensor, device as Device, dtype as DType
 
 CPU_CACHE_BYTES = 32 * 1024 * 1024  # assumed last-level cache in CPU mode
 MAX_SETS = 64
@@ -30,11 +36,11 @@ class Timer:
         self.device = device
         self.cuda = device.type == "cuda"
 
-    def sync(self):
+    def sync(self) -> None:
         if self.cuda:
             self.torch.cuda.synchronize(self.device)
 
-    def reps(self, call, reps, inner, first_index=0):
+    def reps(self, call: Callable[[int], object], reps: int, inner: int, first_index: int = 0) -> list[float]:
         """Per-call seconds of `reps` repetitions of `inner` calls; call(i) gets a running index."""
         index = first_index
         if not self.cuda:
@@ -59,7 +65,8 @@ class Timer:
             return [start.elapsed_time(end) / 1e3 / inner for start, end in events]
 
 
-def measure(timer, call, reps, warmup_s, min_rep_s, warmup_calls=None, inner=None):
+def measure(timer: Timer, call: Callable[[int], object], reps: int, warmup_s: float, min_rep_s: float,
+            warmup_calls: int | None = None, inner: int | None = None) -> dict[str, Any]:
     """Warm up, then time `reps` repetitions. Returns {times_s, inner, warmup_calls}.
 
     By default the warm-up runs until `warmup_s` of device time has passed (at least two
@@ -84,14 +91,14 @@ def _warming(done, spent, warmup_s, warmup_calls):
     return done < 2 or spent < warmup_s
 
 
-def rotation_sets(set_bytes, cache_bytes):
+def rotation_sets(set_bytes: int, cache_bytes: int) -> int:
     """How many input sets to cycle through: enough to span 4x the cache, else one."""
     if set_bytes <= 0 or set_bytes >= 4 * cache_bytes:
         return 1
     return int(min(MAX_SETS, math.ceil(4.0 * cache_bytes / set_bytes)))
 
 
-def random_tensor(torch, shape, dtype, device):
+def random_tensor(torch: ModuleType, shape: Sequence[int], dtype: DType, device: Device) -> Tensor:
     """Random normal values (uniform bytes for integer types): never zeros."""
     if dtype.is_floating_point:
         if dtype.itemsize == 1:  # float8: draw in bf16, then round
@@ -100,11 +107,11 @@ def random_tensor(torch, shape, dtype, device):
     return torch.randint(0, 256, shape, dtype=dtype, device=device)
 
 
-def tensor_bytes(*tensors):
+def tensor_bytes(*tensors: Tensor) -> int:
     return sum(tensor.numel() * tensor.element_size() for tensor in tensors)
 
 
-def relative_error(torch, out, ref):
+def relative_error(torch: ModuleType, out: Tensor, ref: Tensor) -> float | None:
     """||out - ref|| / ||ref|| in float64; None when out holds NaN or inf."""
     out = out.to(torch.float64)
     ref = ref.to(torch.float64)
@@ -112,18 +119,18 @@ def relative_error(torch, out, ref):
     return error if math.isfinite(error) else None
 
 
-def check_close(torch, out, ref, bound):
+def check_close(torch: ModuleType, out: Tensor, ref: Tensor, bound: float) -> dict[str, Any]:
     """{ok, rel_error, bound}: ok only when the error is a finite number within the bound."""
     error = relative_error(torch, out, ref)
     return {"ok": error is not None and error <= bound, "rel_error": error, "bound": bound}
 
 
-def ends(tensor, count=1024 * 1024):
+def ends(tensor: Tensor, count: int = 1024 * 1024) -> tuple[Tensor, Tensor]:
     """The first and last `count` elements of a flat tensor: what a copy check samples."""
     return tensor[:count], tensor[-count:]
 
 
-def check_equal(torch, out, ref):
+def check_equal(torch: ModuleType, out: Tensor, ref: Tensor) -> dict[str, Any]:
     """{ok, detail} for a copy: the sampled bytes equal the source."""
     equal = all(bool(torch.equal(got.cpu(), want.cpu())) for got, want in zip(ends(out), ends(ref)))
     return {"ok": equal,

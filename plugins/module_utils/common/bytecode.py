@@ -20,24 +20,27 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Callable, Mapping
+from typing import Any
 
 DONT_WRITE = "PYTHONDONTWRITEBYTECODE"
 PREFIX = "PYTHONPYCACHEPREFIX"
 
 
-def torch_dir(python):
+def torch_dir(python: str) -> str | None:
     """The torch package directory of the venv whose interpreter is `python` (not resolving its symlink), or None."""
     prefix = os.path.dirname(os.path.dirname(python or ""))
     found = sorted(glob.glob(os.path.join(prefix, "lib", "python3*", "site-packages", "torch", "__init__.py")))
     return os.path.dirname(found[-1]) if found else None
 
 
-def has_bytecode(package):
+def has_bytecode(package: str) -> bool:
     """True when the package's __init__ has compiled bytecode beside it (any CPython 3 tag)."""
     return bool(glob.glob(os.path.join(package, "__pycache__", "__init__.cpython-3*.pyc")))
 
 
-def plan(python, environ, cache_dir, writable=None):
+def plan(python: str, environ: Mapping[str, str], cache_dir: str,
+         writable: Callable[[str], bool] | None = None) -> dict[str, Any]:
     """{"env": entries to add (None removes), "finding": text or None, "cache_dir": the directory used or None}.
 
     `writable(path)` says whether this process may write `path` (default os.access W_OK)."""
@@ -64,7 +67,7 @@ def plan(python, environ, cache_dir, writable=None):
             % (stack, " and ".join(why), cache_dir, fix)}
 
 
-def apply(environ, python, cache_dir, makedirs=os.makedirs):
+def apply(environ: dict[str, str], python: str, cache_dir: str, makedirs: Callable[..., None] = os.makedirs) -> str:
     """plan() applied to `environ` (a mapping the children inherit, e.g. os.environ): the cache directory made
     (mode 0755), the entries set or removed. Returns the finding (None when nothing was needed). A cache directory
     that cannot be made leaves `environ` as it was and says so in the finding."""

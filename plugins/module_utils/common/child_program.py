@@ -12,6 +12,9 @@ common.child_run parses. The program stays under Linux's 128 KiB limit for one a
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from types import ModuleType
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import emit_result_source
 
 MAX_ARG_BYTES = 128 * 1024
@@ -29,7 +32,7 @@ def _install(name, source):
 '''
 
 
-def module_source(module):
+def module_source(module: ModuleType) -> str:
     """The source text of an imported module, through its loader."""
     spec = module.__spec__
     source = spec.loader.get_source(spec.name)
@@ -38,7 +41,7 @@ def module_source(module):
     return source
 
 
-def child_program(modules, entry, what="child"):
+def child_program(modules: Sequence[ModuleType], entry: ModuleType, what: str = "child") -> str:
     """Python source that installs `modules` (dependencies first) and runs entry.main(argv[1:], emit)."""
     parts = [emit_result_source(), _INSTALL]
     for module in modules:

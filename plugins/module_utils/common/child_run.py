@@ -22,6 +22,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 RESULT_MARKER = "@@BLACKWELL_RESULT@@"
 # In the environment of every child run_child() starts; the value is the starting process's pid.
@@ -29,7 +31,7 @@ CHILD_MARKER = "BLACKWELL_PYTORCH_CHILD"
 _TAIL = 2000
 
 
-def tail(text, limit=_TAIL):
+def tail(text: bytes | str, limit: int = _TAIL) -> str:
     """The last `limit` characters of text (str or bytes), stripped."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
@@ -37,7 +39,8 @@ def tail(text, limit=_TAIL):
     return text[-limit:]
 
 
-def parse_child_output(stdout, stderr, returncode, timed_out, seconds, timeout=None):
+def parse_child_output(stdout: bytes | str, stderr: bytes | str, returncode: int | None, timed_out: bool,
+                       seconds: float, timeout: float | None = None) -> dict[str, Any]:
     """Turn what a child did into a result dict.
 
     status: ok (exit 0 and a result line), failed (exit != 0 or no result line),
@@ -77,13 +80,14 @@ def parse_child_output(stdout, stderr, returncode, timed_out, seconds, timeout=N
     return result
 
 
-def last_error_line(text):
+def last_error_line(text: str) -> str | None:
     """The most telling line of a traceback: its last non-empty line."""
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     return lines[-1] if lines else None
 
 
-def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
+def run_child(python: str, source: str, args: Sequence[object] = (), env: Mapping[str, str | None] | None = None,
+              timeout: float = 60.0, cwd: str | None = None) -> dict[str, Any]:
     """Run `source` with interpreter `python` (argv[1:] = args) and return parse_child_output().
 
     `env` entries are added to (None values removed from) the current environment, and
@@ -104,7 +108,8 @@ def run_child(python, source, args=(), env=None, timeout=60.0, cwd=None):
                               time.monotonic() - start, timeout)
 
 
-def start_child(python, source, args=(), env=None, cwd=None, stdin=False):
+def start_child(python: str, source: str, args: Sequence[object] = (), env: Mapping[str, object] | None = None,
+                cwd: str | None = None, stdin: bool = False) -> subprocess.Popen:
     """`python -c source args...` started in a session of its own (so kill_group() reaches what it starts), its
     stdout and stderr piped, its stdin piped when `stdin` is true, with environment()'s environment."""
     return subprocess.Popen(
@@ -113,7 +118,7 @@ def start_child(python, source, args=(), env=None, cwd=None, stdin=False):
         start_new_session=True)
 
 
-def environment(base, env, parent_pid):
+def environment(base: Mapping[str, str], env: Mapping[str, object] | None, parent_pid: int) -> dict[str, str]:
     """The child's environment: `base` with `env`'s entries added (None values removed), and CHILD_MARKER set
     to `parent_pid`, which marks the child (and every process it starts) as the collection's own."""
     child_env = dict(base)
@@ -126,7 +131,7 @@ def environment(base, env, parent_pid):
     return child_env
 
 
-def kill_group(proc):
+def kill_group(proc: subprocess.Popen) -> None:
     """Kill the process group of `proc` (a child started in a session of its own), if it is still there."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -134,7 +139,7 @@ def kill_group(proc):
         pass
 
 
-def emit_result_source():
+def emit_result_source() -> str:
     """Python source for the child side: defines emit(obj), which prints the result line."""
     return (
         "import json as _json, sys as _sys\n"
@@ -144,7 +149,7 @@ def emit_result_source():
     )
 
 
-def check_interpreter(python):
+def check_interpreter(python: str) -> str | None:
     """Return None when `python` is an executable file, else an error message."""
     if not python:
         return "no Python interpreter given"

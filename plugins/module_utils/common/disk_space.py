@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
+from typing import Any
 
 GIB = 1024.0 ** 3
 
@@ -23,28 +25,31 @@ def _walk_up(path, found):
     return current
 
 
-def nearest_existing(path, exists=os.path.exists):
+def nearest_existing(path: str, exists: Callable[[str], bool] = os.path.exists) -> str:
     """The path itself if it exists, else its closest existing ancestor ("/" at worst; "." for a relative path)."""
     return _walk_up(path, exists)
 
 
-def mount_point(path, ismount=os.path.ismount):
+def mount_point(path: str, ismount: Callable[[str], bool] = os.path.ismount) -> str:
     """The mount point holding an existing path ("/" at worst; "." for a relative path)."""
     return _walk_up(path, ismount)
 
 
-def free_of(stats):
+def free_of(stats: os.statvfs_result) -> int:
     """Bytes free for unprivileged users in a statvfs result (f_bavail: root's reserve not counted)."""
     return stats.f_bavail * stats.f_frsize
 
 
-def free_bytes(path, statvfs=os.statvfs, exists=os.path.exists):
+def free_bytes(path: str, statvfs: Callable[[str], os.statvfs_result] = os.statvfs,
+               exists: Callable[[str], bool] = os.path.exists) -> tuple[int, str]:
     """(bytes free, where it was measured) on the filesystem that holds, or will hold, `path`."""
     existing = nearest_existing(path, exists)
     return free_of(statvfs(existing)), existing
 
 
-def space_report(path, min_free_gib, statvfs=os.statvfs, exists=os.path.exists, ismount=os.path.ismount):
+def space_report(path: str, min_free_gib: float, statvfs: Callable[[str], os.statvfs_result] = os.statvfs,
+                 exists: Callable[[str], bool] = os.path.exists,
+                 ismount: Callable[[str], bool] = os.path.ismount) -> dict[str, Any]:
     """{path, measured_at, mount, free_gib, total_gib, min_free_gib, ok} for one path."""
     if not isinstance(path, str) or not path.startswith("/"):
         raise ValueError("path must be absolute, got %r" % (path,))

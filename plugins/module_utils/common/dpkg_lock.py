@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 PROC_LOCKS = "/proc/locks"
 
 
-def file_id(path):
+def file_id(path: str) -> str:
     """"MAJ:MIN:INODE" as /proc/locks writes it (hex device numbers), or None when there is no file."""
     try:
         stat = os.stat(path)
@@ -26,7 +28,7 @@ def file_id(path):
     return "%02x:%02x:%d" % (os.major(stat.st_dev), os.minor(stat.st_dev), stat.st_ino)
 
 
-def holders_of(locks_text, ident):
+def holders_of(locks_text: str, ident: str) -> list[int]:
     """The pids holding a lock on the file `ident` ("MAJ:MIN:INODE"), from /proc/locks' text."""
     pids = []
     for line in (locks_text or "").splitlines():
@@ -39,7 +41,7 @@ def holders_of(locks_text, ident):
     return pids
 
 
-def command_of(pid, proc="/proc"):
+def command_of(pid: int, proc: str = "/proc") -> str:
     """The command line of a process (arguments and white space joined by single spaces, 200 characters at
     most), or its name."""
     for name in ("cmdline", "comm"):
@@ -53,7 +55,7 @@ def command_of(pid, proc="/proc"):
     return "?"
 
 
-def read_holders(paths, locks_path=PROC_LOCKS, proc="/proc"):
+def read_holders(paths: Sequence[str], locks_path: str = PROC_LOCKS, proc: str = "/proc") -> list[dict[str, Any]]:
     """[{"path", "pid", "command"}] of every lock held on `paths` now."""
     idents = [(path, file_id(path)) for path in paths]
     if not any(ident for _path, ident in idents):
@@ -64,7 +66,10 @@ def read_holders(paths, locks_path=PROC_LOCKS, proc="/proc"):
             for path, ident in idents if ident for pid in holders_of(text, ident)]
 
 
-def wait_free(paths, timeout, interval=1.0, read=read_holders, clock=time.monotonic, sleep=time.sleep):
+def wait_free(paths: Sequence[str], timeout: float, interval: float = 1.0,
+              read: Callable[[Sequence[str]], list[dict[str, Any]]] = read_holders,
+              clock: Callable[[], float] = time.monotonic,
+              sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     """Wait until no process holds a lock on `paths`, at most `timeout` seconds.
 
     Returns {"free": bool, "waited": seconds (one decimal), "holders": what held the locks when the
@@ -78,7 +83,7 @@ def wait_free(paths, timeout, interval=1.0, read=read_holders, clock=time.monoto
     return {"free": not held, "waited": round(clock() - start, 1), "holders": held or first}
 
 
-def held_message(holders, timeout, variable=""):
+def held_message(holders: Sequence[Mapping[str, Any]], timeout: float, variable: str = "") -> str:
     """Why the package install stops: the lock, its holders (pid and command), what to do."""
     named = "; ".join("%s is held by process %d (%s)" % (item["path"], item["pid"], item["command"])
                       for item in holders)

@@ -9,7 +9,7 @@ import it (benchmark.child, torch_cuda_check.child). Python 3.9, standard librar
 from __future__ import annotations
 
 
-def err_text(exc):
+def err_text(exc: BaseException) -> str:
     """"Type: first line of the message" of an exception; the type alone when the message is empty."""
     lines = str(exc).strip().splitlines()
     return "%s: %s" % (type(exc).__name__, lines[0]) if lines else type(exc).__name__

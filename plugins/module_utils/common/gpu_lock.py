@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Callable
+from typing import Any
 
 DEFAULT_MAX_WAIT_S = 120.0
 POLL_S = 0.05
@@ -23,13 +25,14 @@ FILE_NAME = "blackwell-pytorch-gpu.lock"
 _HELD = []  # open descriptors: the lock lasts as long as the process
 
 
-def default_path(run_lock="/run/lock"):
+def default_path(run_lock: str = "/run/lock") -> str:
     """/run/lock/<name> where /run/lock exists (world-writable, sticky, tmpfs), else the temp dir."""
     base = run_lock if os.path.isdir(run_lock) and os.access(run_lock, os.W_OK | os.X_OK) else tempfile.gettempdir()
     return os.path.join(base, FILE_NAME)
 
 
-def acquire(path, shared, max_wait=DEFAULT_MAX_WAIT_S, clock=time.monotonic, sleep=time.sleep):
+def acquire(path: str | None, shared: bool, max_wait: float = DEFAULT_MAX_WAIT_S,
+            clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     """Take the lock for the rest of this process: {path, mode, held, waited_s, error}.
 
     No path: nothing to take (held False, no error). Errors (a link, no permission) are reported,
@@ -64,7 +67,7 @@ def acquire(path, shared, max_wait=DEFAULT_MAX_WAIT_S, clock=time.monotonic, sle
         return info
 
 
-def release_all():
+def release_all() -> None:
     """Drop every lock this process holds (children simply exit; tests call this)."""
     while _HELD:
         os.close(_HELD.pop())

@@ -17,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import dpkg_lock
 
@@ -28,7 +30,7 @@ class JobBusy(Exception):
     """Another job held the lock for longer than the wait; the message names it and what to do."""
 
 
-def busy_message(what, path, holders, waited, variable):
+def busy_message(what: str, path: str, holders: Sequence[Mapping[str, Any]], waited: float, variable: str) -> str:
     """Why this job did not start: the job that holds the lock (pid, command), the wait, what to do."""
     named = "; ".join("process %d (%s)" % (item["pid"], item["command"]) for item in holders) or "another process"
     pids = " ".join(str(item["pid"]) for item in holders) or "<pid>"
@@ -38,8 +40,10 @@ def busy_message(what, path, holders, waited, variable):
 
 
 @contextlib.contextmanager
-def held(path, what, max_wait=DEFAULT_WAIT_S, variable="", on_wait=None, clock=time.monotonic, sleep=time.sleep,
-         read_holders=dpkg_lock.read_holders):
+def held(path: str, what: str, max_wait: float = DEFAULT_WAIT_S, variable: str = "",
+         on_wait: Callable[[list[dict[str, Any]]], object] | None = None, clock: Callable[[], float] = time.monotonic,
+         sleep: Callable[[float], None] = time.sleep,
+         read_holders: Callable[[list[str]], list[dict[str, Any]]] = dpkg_lock.read_holders) -> Iterator[dict[str, Any]]:
     """Hold the job lock `path` for the body; wait at most max_wait seconds for another holder, calling
     on_wait(holders) once when the wait begins; raise JobBusy after that. Yields {"path", "waited_s",
     "waited_for": the holders met (empty when the lock was free)}."""

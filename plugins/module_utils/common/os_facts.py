@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 # os-release ID -> Ansible's distribution name (the setup module's spelling).
 DISTRIBUTIONS = {
@@ -35,7 +37,7 @@ LIKE_FAMILIES = (("debian", "Debian"), ("ubuntu", "Debian"), ("rhel", "RedHat"),
                  ("centos", "RedHat"), ("suse", "Suse"), ("arch", "Archlinux"))
 
 
-def parse_os_release(text):
+def parse_os_release(text: str) -> dict[str, str]:
     """{KEY: value} of an os-release file's text (quotes removed, comments and blank lines skipped)."""
     fields = {}
     for line in (text or "").splitlines():
@@ -50,7 +52,7 @@ def parse_os_release(text):
     return fields
 
 
-def distribution_facts(os_release, debian_version=""):
+def distribution_facts(os_release: str, debian_version: str = "") -> dict[str, str]:
     """{"distribution", "distribution_version", "distribution_major_version", "os_family"} from an os-release
     text; debian_version: /etc/debian_version's text, whose point release Debian reports (12.7, not 12)."""
     fields = parse_os_release(os_release)
@@ -69,7 +71,8 @@ def distribution_facts(os_release, debian_version=""):
             "os_family": family}
 
 
-def host_facts(os_release, debian_version, kernel, machine, python, uid, euid, user_name):
+def host_facts(os_release: str, debian_version: str, kernel: str, machine: str, python: Mapping[str, Any], uid: int,
+               euid: int, user_name: str) -> dict[str, Any]:
     """The facts preflight_facts returns for the play, ansible_ prefixed as the setup module's.
     python: {"executable", "version_info": [major, minor, micro, releaselevel, serial]}."""
     facts = distribution_facts(os_release, debian_version)
@@ -84,7 +87,7 @@ def host_facts(os_release, debian_version, kernel, machine, python, uid, euid, u
     return {"ansible_" + key: value for key, value in facts.items()}
 
 
-def read_first(paths):
+def read_first(paths: Iterable[str]) -> str:
     """The text of the first readable file of paths, '' when none is."""
     for path in paths:
         try:
@@ -95,7 +98,7 @@ def read_first(paths):
     return ""
 
 
-def current_user():
+def current_user() -> dict[str, Any]:
     """{"uid", "name"} of the effective user."""
     uid = os.geteuid()
     try:

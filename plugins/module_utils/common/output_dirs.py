@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 
 try:
     import pwd
@@ -59,7 +60,7 @@ def _writable(path):
     return os.access(path, os.W_OK | os.X_OK)
 
 
-def problem(name, path):
+def problem(name: str, path: str | None) -> str | None:
     """What prevents writing results into directory `path` (variable `name`), or None."""
     if not isinstance(path, str) or not path.strip():
         return "%s: %r is not an absolute path" % (name, path)
@@ -97,7 +98,7 @@ def problem(name, path):
     return None
 
 
-def file_problem(name, path):
+def file_problem(name: str, path: str | None) -> str | None:
     """What prevents writing the result files of variable `name` (RESULT_FILES) into the existing directory `path`: one
     of them is a directory (a symbolic link to one included); None when none is."""
     for filename in RESULT_FILES.get(name, ()):
@@ -108,7 +109,7 @@ def file_problem(name, path):
     return None
 
 
-def problems(dirs):
+def problems(dirs: Mapping[str, str | None]) -> list[str]:
     """One message per directory of {variable name: path} that cannot take results, in name order;
     an empty path means the output is off and is not checked."""
     found = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import posixpath
 import stat as stat_module
+from collections.abc import Callable, Iterable, Sequence
 
 DIRECTORY = "directory"
 FILE = "file"
@@ -44,7 +45,7 @@ def _kind(mode):
     return "a directory" if stat_module.S_ISDIR(mode) else "a file" if stat_module.S_ISREG(mode) else "not a directory"
 
 
-def relative_problem(name, value, example="", where="target"):
+def relative_problem(name: str, value: str | None, example: str = "", where: str = "target") -> str | None:
     """The refusal of a relative path (None for an absolute or empty one); where: "target" or "controller"."""
     text = "" if value is None else str(value).strip()
     if not text or text.startswith("/"):
@@ -54,7 +55,8 @@ def relative_problem(name, value, example="", where="target"):
             % (name, _WHERE[where][0], value, _WHERE[where][1], name, example or posixpath.normpath("/" + text)))
 
 
-def path_problem(name, value, kind, example="", stat=os.stat, what=""):
+def path_problem(name: str, value: str | None, kind: str, example: str = "",
+                 stat: Callable[[str], os.stat_result] = os.stat, what: str = "") -> str | None:
     """Why option `name` cannot take `value` as a path of `kind` (DIRECTORY, FILE, ABSOLUTE or CONTROLLER), or None.
     `what`: what a FILE option wants, as the message says it ("the interpreter itself"; default "the file itself").
 
@@ -86,7 +88,7 @@ def path_problem(name, value, kind, example="", stat=os.stat, what=""):
     return None
 
 
-def path_problems(entries, stat=os.stat):
+def path_problems(entries: Iterable[Sequence[str]], stat: Callable[[str], os.stat_result] = os.stat) -> list[str]:
     """One refusal per entry (variable, value, kind, example[, what]) whose value cannot be used, in the entries'
     order."""
     found = []

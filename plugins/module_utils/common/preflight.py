@@ -11,13 +11,16 @@ one a line (numbered).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-def sentence(host, text):
+
+def sentence(host: str, text: str) -> str:
     """"HOST: text", with a full stop unless the text ends with one or with a command's closing quote."""
     return "%s: %s%s" % (host, text, "" if text.endswith((".", '"')) else ".")
 
 
-def one_per_cause(entries):
+def one_per_cause(entries: Iterable[tuple[str | None, str]]) -> list[str]:
     """[(cause, message)] -> the messages, the first of each cause (a cause of None is never folded) and no message
     twice, in their order."""
     seen, out = set(), []
@@ -29,7 +32,7 @@ def one_per_cause(entries):
     return out
 
 
-def numbered(host, refusals):
+def numbered(host: str, refusals: Sequence[str]) -> str:
     """The failure message of several refusals: a line naming how many, then one numbered line each (a numbered
     line reads as one in Ansible's [ERROR] text and in its failed result alike); one refusal is itself."""
     refusals = [r for r in refusals if r]
@@ -39,24 +42,26 @@ def numbered(host, refusals):
         host, len(refusals), "\n".join("%d. %s" % (index, text) for index, text in enumerate(refusals, 1)))
 
 
-def os_label(distribution, version, major_version):
+def os_label(distribution: str, version: str, major_version: str) -> str:
     """'Ubuntu 24.04', 'Debian 12', 'Rocky 9': Ubuntu by its full version, the others by the major one."""
     return "%s %s" % (distribution, version if distribution == "Ubuntu" else major_version)
 
 
-def connection_is_local(connection, controller_machine_id, machine_id):
+def connection_is_local(connection: str, controller_machine_id: str, machine_id: str) -> bool:
     """Whether the play runs on the machine it provisions: a local connection, or the same machine id."""
     controller_machine_id = (controller_machine_id or "").strip()
     return connection == "local" or bool(controller_machine_id) and controller_machine_id == (machine_id or "").strip()
 
 
-def disk_shortfalls(disk):
+def disk_shortfalls(disk: Iterable[Mapping[str, Any]]) -> list[str]:
     """'/opt needs 20.0 GiB free and its mount / has 5.2 GiB', one per disk check that failed."""
     return ["%s needs %s GiB free and its mount %s has %s GiB" % (
         d["path"], float(d["min_free_gib"]), d["mount"], d["free_gib"]) for d in disk if not d.get("ok")]
 
 
-def refusal_entries(host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stage_refusals, disk):
+def refusal_entries(host: str, label: str, supported_os: Sequence[str], allow_unsupported: bool, gpu_count: int,
+                    require_gpu: bool, stage_refusals: Iterable[str | tuple[str | None, str]],
+                    disk: Iterable[Mapping[str, Any]]) -> list[tuple[str | None, str]]:
     """Every reason to stop before a change, [(cause, message)] (empty when the host may go on): "os", "gpu", each
     stage refusal ([(cause, text)]: stage_refusals.stage_refusals_by_cause) with its own cause, "disk"."""
     out = []
@@ -73,15 +78,19 @@ def refusal_entries(host, label, supported_os, allow_unsupported, gpu_count, req
     return out
 
 
-def refusals(host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stage_refusals, disk):
+def refusals(host: str, label: str, supported_os: Sequence[str], allow_unsupported: bool, gpu_count: int,
+             require_gpu: bool, stage_refusals: Iterable[str | tuple[str | None, str]],
+             disk: Iterable[Mapping[str, Any]]) -> list[str]:
     """The messages of refusal_entries; stage_refusals: messages, or (cause, message) pairs."""
     stages = [entry if isinstance(entry, tuple) else (None, entry) for entry in stage_refusals]
     return [message for _cause, message in refusal_entries(
         host, label, supported_os, allow_unsupported, gpu_count, require_gpu, stages, disk)]
 
 
-def published(os_facts, supported_os, gpus, driver, require_gpu, secure_boot, headers, disk, nouveau, python, user,
-              connection):
+def published(os_facts: Mapping[str, str], supported_os: Sequence[str], gpus: Sequence[Mapping[str, Any]],
+              driver: Mapping[str, Any], require_gpu: bool, secure_boot: Mapping[str, Any], headers: Mapping[str, Any],
+              disk: Sequence[Mapping[str, Any]], nouveau: bool, python: Mapping[str, Any], user: Mapping[str, Any],
+              connection: Mapping[str, Any]) -> dict[str, Any]:
     """The `blackwell_preflight` fact every role reads.
 
     os_facts: {"distribution", "version", "major_version", "family"}; gpus / driver: as gpu_facts returns
@@ -107,7 +116,7 @@ def published(os_facts, supported_os, gpus, driver, require_gpu, secure_boot, he
     }
 
 
-def summary(preflight):
+def summary(preflight: Mapping[str, Any]) -> str:
     """The role's one report line."""
     p = preflight
     return ("%s; %d NVIDIA GPU(s) %s; driver %s (%s); Secure Boot %s; headers %s; nouveau %s; "

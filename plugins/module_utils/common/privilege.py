@@ -9,11 +9,14 @@ each of those roles refuse such a run before the first change. No Ansible import
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 # The stages of site.yml that change the host, in the order they run.
 CHANGING_STAGES = ("driver", "toolkit", "pytorch")
 
 
-def changing_stages(stages):
+def changing_stages(stages: Iterable[str]) -> list[str]:
     """The stages of `stages` that change the host, in their running order."""
     stages = [str(s).strip() for s in (stages or ())]
     return [s for s in CHANGING_STAGES if s in stages]
@@ -24,7 +27,7 @@ def _words(names):
     return names[0] if len(names) == 1 else "%s and %s" % (", ".join(names[:-1]), names[-1])
 
 
-def root_refusal(what, user, plural=False, fix=""):
+def root_refusal(what: str, user: Mapping[str, Any] | None, plural: bool = False, fix: str = "") -> str:
     """'' when the play runs as root (or its uid is unknown), else the refusal naming `become`.
 
     what: "the nvidia_driver role", "the driver, toolkit and pytorch stages", ...; plural: whether
@@ -47,7 +50,7 @@ SITE_BECOME = ('Run the play with become (become: true on the play), -K where su
                'make site ARGS="-b -K"')
 
 
-def stages_root_refusal(stages, user):
+def stages_root_refusal(stages: Iterable[str], user: Mapping[str, Any] | None) -> str:
     """The refusal for the stages of site.yml that would run without root ('' when none would), ending with
     site.yml's command line with become."""
     changing = changing_stages(stages)

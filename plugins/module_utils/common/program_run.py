@@ -8,10 +8,13 @@ No Ansible import: the modules pass AnsibleModule.get_bin_path and run_command.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 ABSENT_RC = 127
 
 
-def runner(get_bin_path, run_command):
+def runner(get_bin_path: Callable[[str], str | None],
+           run_command: Callable[..., tuple[int, str, str]]) -> Callable[[Sequence[str]], tuple[int, str, str]]:
     """run(argv) -> (rc, stdout, stderr): argv[0] found with get_bin_path (the PATH and the sbin directories), run by
     run_command with LC_ALL=C; (127, "", "<name>: command not found") when it is not found."""
     def run(argv):

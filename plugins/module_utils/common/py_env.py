@@ -11,11 +11,12 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Iterable
 
 _TORCH_FIELD_RE = re.compile(r"^(git_version|cuda|hip)\s*(?::\s*[\w\[\], ]+)?=\s*['\"]?([^'\"\n]*)['\"]?", re.MULTILINE)
 
 
-def read_text(path):
+def read_text(path: str | None) -> str | None:
     """The text of a file as UTF-8, bytes that are not UTF-8 replaced (U+FFFD) and line ends kept as they are;
     None when the path is empty or missing, not a regular file (a directory, a device, a pipe) or unreadable."""
     if not path or not os.path.isfile(path):
@@ -27,12 +28,12 @@ def read_text(path):
         return None
 
 
-def normalized(name):
+def normalized(name: str) -> str:
     """A distribution name as compared (PEP 503): 'nvidia_ml_py' and 'Nvidia-ML.py' are 'nvidia-ml-py'."""
     return re.sub(r"[-_.]+", "-", str(name)).lower()
 
 
-def site_dirs(python):
+def site_dirs(python: str) -> list[str]:
     """site-packages / dist-packages directories of the environment whose interpreter is `python`
     (bin/python of a venv: the venv's own; symlinks are not followed, so a venv stays itself)."""
     prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
@@ -42,7 +43,7 @@ def site_dirs(python):
     return found
 
 
-def packages(python):
+def packages(python: str) -> list[str]:
     """Sorted "name==version" of every distribution installed in the environment."""
     found = set()
     for directory in site_dirs(python):
@@ -57,7 +58,7 @@ def packages(python):
 _TORCH_VERSION_RE = re.compile(r"^__version__\s*(?::\s*str\s*)?=\s*['\"]([^'\"\n]+)['\"]", re.MULTILINE)
 
 
-def torch_version(python):
+def torch_version(python: str) -> str | None:
     """torch.__version__ as torch/version.py states it ("2.11.0+cu130", where the wheel from PyPI is
     named 2.11.0), or None when the environment has no torch."""
     for directory in site_dirs(python):
@@ -67,7 +68,7 @@ def torch_version(python):
     return None
 
 
-def installed_torch(python, package_set):
+def installed_torch(python: str, package_set: Iterable[str]) -> dict[str, str | None] | None:
     """{version, cuda, git_version} of the environment's installed torch, read from its files without importing
     it (None when torch is not installed); stack_probe.torch_build is what an imported torch says."""
     version = None

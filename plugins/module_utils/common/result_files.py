@@ -22,15 +22,20 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
+
+if TYPE_CHECKING:  # the modules pass their AnsibleModule; nothing here imports Ansible at run time
+    from ansible.module_utils.basic import AnsibleModule
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 MODE = re.compile(r"^0?[0-7]{3}$")
 DEFAULT_MODE = "0644"
 
 
-def entry_errors(files):
+def entry_errors(files: Sequence[Mapping[str, Any]]) -> list[str]:
     """Problems of the `files` option: each entry needs a plain file name (no directory part, no
     hidden name), text content and an octal mode; a name may appear once."""
     errors, seen = [], set()
@@ -49,7 +54,8 @@ def entry_errors(files):
     return errors
 
 
-def request_errors(directory, directory_mode, files, kind):
+def request_errors(directory: str, directory_mode: str | None, files: Sequence[Mapping[str, Any]],
+                   kind: str) -> list[str]:
     """Every problem of the request: `kind` is "missing", "dir" or "other" (what `directory` is now)."""
     errors = []
     if not os.path.isabs(directory):
@@ -61,7 +67,8 @@ def request_errors(directory, directory_mode, files, kind):
     return errors + entry_errors(files)
 
 
-def plan_files(directory, files, read):
+def plan_files(directory: str, files: Sequence[Mapping[str, Any]],
+               read: Callable[[str], str | None]) -> list[dict[str, Any]]:
     """[{name, path, content, mode, before, differs}] for every entry; `read(path)` returns the file's
     text or None when it is not there (or cannot be read: it is then rewritten)."""
     out = []
@@ -73,13 +80,13 @@ def plan_files(directory, files, read):
     return out
 
 
-def diffs(planned):
+def diffs(planned: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
     """Ansible's diff list: one before/after per file that differs."""
     return [{"before_header": item["path"], "after_header": item["path"], "before": item["before"] or "",
              "after": item["content"]} for item in planned if item["differs"]]
 
 
-def replace_file(module, path, text):
+def replace_file(module: AnsibleModule, path: str, text: str) -> None:
     """Write `text` to `path` through a temporary file in its directory and module.atomic_move."""
     handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp",
                                          dir=os.path.dirname(os.path.abspath(path)))
@@ -92,12 +99,12 @@ def replace_file(module, path, text):
             os.unlink(temporary)
 
 
-def render(document):
+def render(document: Any) -> str:
     """The JSON text a result file holds (sorted keys, indented, final newline)."""
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
-def write_result(module, dest, document):
+def write_result(module: AnsibleModule, dest: str, document: Any) -> tuple[bool, dict[str, str]]:
     """(changed, diff) after writing `document` as JSON to `dest` (module.params carries the file common
     arguments; mode 0644 unless given); in check mode only what would change."""
     text = render(document)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import (
     RESULT_MARKER, kill_group, parse_child_output, start_child)
@@ -62,7 +63,7 @@ class StagedChild(object):
             pipe.close()
         return timed_out
 
-    def first(self, timeout):
+    def first(self, timeout: float) -> dict[str, Any]:
         """The first stage's result: ok with its result line while the child waits for its next input; a child
         that ended without one, crashed or took longer than `timeout` is reported as run_child reports it, and is
         over."""
@@ -75,7 +76,7 @@ class StagedChild(object):
         return parse_child_output("".join(self._lines), "".join(self._stderr), self._proc.returncode,
                                   timed_out or not came, time.monotonic() - self._start, timeout)
 
-    def finish(self, text, timeout):
+    def finish(self, text: str, timeout: float) -> dict[str, Any]:
         """Give the next input (text) and wait at most `timeout` s for the child to end: its final result (the
         last result line after the first stage's)."""
         start = time.monotonic()
@@ -88,7 +89,7 @@ class StagedChild(object):
         return parse_child_output("".join(self._lines[self._split or 0:]), "".join(self._stderr),
                                   self._proc.returncode, timed_out, time.monotonic() - start, timeout)
 
-    def cancel(self):
+    def cancel(self) -> dict[str, Any]:
         """Kill the child unheard (its next input is not needed)."""
         kill_group(self._proc)
         self._end(None)

@@ -20,6 +20,9 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, FILE, path_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized, read_text
@@ -30,7 +33,8 @@ NVML_MODULE = "pynvml"
 VERSIONED = re.compile(r"^python(\d+)\.(\d+)$")
 
 
-def input_refusals(host, venv, base_python="", wheelhouse="", stat=os.stat):
+def input_refusals(host: str, venv: str, base_python: str = "", wheelhouse: str = "",
+                   stat: Callable[[str], os.stat_result] = os.stat) -> list[str]:
     """The refusals of the tools role's path options, before the role changes anything ("<host>: <refusal>" each,
     common/path_inputs.py): the venv (blackwell_tools_venv) and the wheelhouse (blackwell_tools_wheelhouse)
     directories, the interpreter that makes the venv (blackwell_tools_base_python) a file; each absolute. [] when
@@ -42,14 +46,14 @@ def input_refusals(host, venv, base_python="", wheelhouse="", stat=os.stat):
         ("blackwell_tools_wheelhouse", wheelhouse, DIRECTORY, "/srv/wheelhouse")], stat)]
 
 
-def requirement(text):
+def requirement(text: str) -> tuple[str, str]:
     """(name, pinned version or '') of a requirement, parsed as the tools role's check parses it: 'a==1' pins
     1; a bare name or another bound asks only for the distribution."""
     name = re.split(r"[<>=!~;\[ ]", text.strip(), maxsplit=1)[0]
     return name, text.partition("==")[2].split(";")[0].strip()
 
 
-def key_values(text):
+def key_values(text: str) -> dict[str, str]:
     """The `key = value` lines of pyvenv.cfg as a dict (keys lower case)."""
     found = {}
     for line in text.splitlines():
@@ -59,7 +63,7 @@ def key_values(text):
     return found
 
 
-def headers(text):
+def headers(text: str) -> dict[str, str]:
     """The header fields of a METADATA file (before the first blank line), names lower case, first one wins."""
     found = {}
     for line in text.splitlines():
@@ -71,7 +75,7 @@ def headers(text):
     return found
 
 
-def interpreter(venv):
+def interpreter(venv: str) -> tuple[str, str | None]:
     """(path of the venv's interpreter, the file it resolves to or None when the link dangles or the file cannot
     run)."""
     path = os.path.join(venv, "bin", "python")
@@ -81,7 +85,7 @@ def interpreter(venv):
     return path, None
 
 
-def python_version(resolved, config):
+def python_version(resolved: str, config: Mapping[str, str]) -> str:
     """'3.12': the version the interpreter file's name says, else pyvenv.cfg's (`version_info` or `version`);
     '' when neither says."""
     match = VERSIONED.match(os.path.basename(resolved))
@@ -94,7 +98,7 @@ def python_version(resolved, config):
     return ""
 
 
-def site_directories(venv, version):
+def site_directories(venv: str, version: str) -> list[str]:
     """The site-packages directories the venv's interpreter of `version` reads (lib, then lib64), those that
     exist."""
     out = []
@@ -105,7 +109,7 @@ def site_directories(venv, version):
     return out
 
 
-def record_complete(site, info):
+def record_complete(site: str, info: str) -> bool:
     """Whether every file the distribution's RECORD lists (compiled files aside) is there; True without a RECORD."""
     text = read_text(os.path.join(site, info, "RECORD"))
     if text is None:
@@ -119,7 +123,7 @@ def record_complete(site, info):
     return True
 
 
-def distributions(sites):
+def distributions(sites: Iterable[str]) -> dict[str, list[str]]:
     """{normalized name: [versions of its complete installs]} of the dist-info directories in `sites`."""
     found = {}
     for site in sites:
@@ -137,7 +141,7 @@ def distributions(sites):
     return found
 
 
-def module_directory(sites, module):
+def module_directory(sites: Iterable[str], module: str) -> str:
     """The site-packages directory that holds `module` (module.py or a package module/__init__.py), '' when none."""
     for site in sites:
         if os.path.isfile(os.path.join(site, module + ".py")) or os.path.isfile(
@@ -146,7 +150,7 @@ def module_directory(sites, module):
     return ""
 
 
-def unsatisfied(requirements, installed, nvml_importable):
+def unsatisfied(requirements: Iterable[str], installed: Mapping[str, list[str]], nvml_importable: bool) -> list[str]:
     """The requirements `installed` ({name: [versions]}) does not satisfy, in their order; then nvidia-ml-py's
     when its module is not there (as the role's check lists them)."""
     missing = []
@@ -161,14 +165,15 @@ def unsatisfied(requirements, installed, nvml_importable):
     return missing
 
 
-def reading(venv, requirements, ready, reason, missing=None, python="", nvml_site=""):
+def reading(venv: str, requirements: Sequence[str], ready: bool, reason: str, missing: list[str] | None = None,
+            python: str = "", nvml_site: str = "") -> dict[str, Any]:
     """What the probe answers (blackwell_preflight.tools)."""
     return {"venv": venv, "requirements": list(requirements), "ready": ready, "reason": reason,
             "missing": list(requirements) if missing is None else missing, "python": python,
             "pynvml_site": nvml_site}
 
 
-def read_venv(venv, requirements):
+def read_venv(venv: str, requirements: Sequence[str]) -> dict[str, Any]:
     """Whether the venv at `venv` holds `requirements` (the tools role's pins), from its files.
 
     {venv, requirements, ready, reason, missing, python, pynvml_site}: `ready` when nothing is missing (`reason`
@@ -199,7 +204,7 @@ def read_venv(venv, requirements):
     return reading(given, requirements, not missing, reason, missing, path, nvml_site if nvml_ok else "")
 
 
-def import_from(site, name):
+def import_from(site: str, name: str) -> tuple[ModuleType | None, str]:
     """(module, '') of the module `name` imported from the directory `site` alone (sys.path unchanged), or
     (None, why) when it is not there or its import fails. The module is registered in sys.modules under `name`."""
     spec = importlib.machinery.PathFinder.find_spec(name, [site])
@@ -215,7 +220,7 @@ def import_from(site, name):
     return sys.modules.get(name, module), ""  # what the import statement gives: the module may replace itself
 
 
-def not_importable(tools, error):
+def not_importable(tools: Mapping[str, Any], error: str) -> dict[str, Any]:
     """The reading `tools` once its pynvml failed to import: nvidia-ml-py's requirements missing, not ready."""
     nvml = [text for text in tools["requirements"] if normalized(requirement(text)[0]) == NVML_DISTRIBUTION]
     missing = tools["missing"] + [text for text in nvml if text not in tools["missing"]]
@@ -223,7 +228,8 @@ def not_importable(tools, error):
                 reason="%s lacks %s (%s)" % (tools["venv"], ", ".join(missing), error))
 
 
-def nvml_bindings(own, tools, executable):
+def nvml_bindings(own: object | None, tools: dict[str, Any] | None,
+                  executable: str) -> tuple[object | None, str, str, dict[str, Any] | None]:
     """(pynvml module or None, whose it is: 'python', 'tools' or '', why NVML is not used, the tools reading): `own`
     (the running Python's pynvml, None when it has none), else the one in the tools venv that `tools` (read_venv()'s
     reading, None: not read) found holding nvidia-ml-py at its pin; when that one fails to import, the reading

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import redact
 
@@ -21,7 +23,7 @@ PROXY_VARIABLES = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")
 
 
 @contextlib.contextmanager
-def proxy_environment(proxy, environ=None):
+def proxy_environment(proxy: str, environ: MutableMapping[str, str] | None = None) -> Iterator[None]:
     """This process's proxy variables set to `proxy` (when given) for the duration; restored after."""
     environ = os.environ if environ is None else environ
     saved = dict((name, environ.get(name)) for name in PROXY_VARIABLES)
@@ -37,7 +39,7 @@ def proxy_environment(proxy, environ=None):
                 environ[name] = value
 
 
-def answer(status, content=b"", why=""):
+def answer(status: int, content: bytes = b"", why: str = "") -> dict[str, Any]:
     """The result fields of an answer, as ansible.builtin.uri words them: status (-1: no answer at all), msg,
     content (text; none without an answer). A URL's password in `why` is masked."""
     text = content.decode("utf-8", "replace") if isinstance(content, bytes) else str(content or "")
@@ -49,7 +51,7 @@ def answer(status, content=b"", why=""):
     return out
 
 
-def fetch(url, proxy, timeout, opener):
+def fetch(url: str, proxy: str, timeout: float, opener: Callable[..., Any]) -> dict[str, Any]:
     """Read `url` (through `proxy` when given) with opener(url, timeout=...) -> a response; never raises on the
     URL's answer: a refused connection is status -1, an HTTP error its status, each with uri's message."""
     with proxy_environment(proxy):

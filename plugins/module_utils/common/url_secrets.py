@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterable
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 _USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#@\s]+)@")
@@ -30,7 +31,7 @@ def _userinfo_secrets(userinfo):
     return found
 
 
-def url_secrets(texts):
+def url_secrets(texts: str | Iterable[object] | None) -> list[str]:
     """The secrets in every URL found in `texts` (strings, or lists of strings such as pip arguments
     "--extra-index-url=https://u:p@host/simple"), as written, unquoted, quoted and as a Basic
     credential; sorted, without duplicates."""
@@ -46,7 +47,7 @@ def url_secrets(texts):
     return sorted(value for value in found if value)
 
 
-def split_credentials(url):
+def split_credentials(url: str) -> tuple[str, str | None, str | None]:
     """(url without its user:password@, user, password); user and password are None when it has none.
     A token alone (https://token@host) comes back as the user, with password ""."""
     parts = urlsplit(str(url or ""))
@@ -57,7 +58,7 @@ def split_credentials(url):
     return urlunsplit(parts._replace(netloc=host)), unquote(user), unquote(password)
 
 
-def redact(text):
+def redact(text: str) -> str:
     """`text` with the secret of each URL in it replaced by ****: https://lab:****@host/simple."""
     def mask(match):
         user, sep, _password = match.group(1).partition(":")
@@ -66,7 +67,7 @@ def redact(text):
     return _USERINFO.sub(mask, str(text or ""))
 
 
-def basic_auth(user, password):
+def basic_auth(user: str, password: str) -> str:
     """The Authorization header's value for user and password."""
     pair = "%s:%s" % (user, password or "")
     return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")

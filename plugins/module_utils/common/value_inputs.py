@@ -14,6 +14,8 @@ Each returns the refusal (variable, value, what to write instead) or None. Pytho
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import redact
 
@@ -22,7 +24,7 @@ _HOST = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9]
 _NOT_IN_URLS = re.compile(r"[\s\"'<>\\{}|^`]")
 
 
-def text_problem(name, value, example, listed=False):
+def text_problem(name: str, value: object, example: str, listed: bool = False) -> str | None:
     """The refusal of a number (int or float, not a bool) where text is due, None otherwise. example: the text
     form the option takes ("2.10"); listed: the value is an item of list option `name` (the forms quote a list)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -35,12 +37,12 @@ def text_problem(name, value, example, listed=False):
             "Quote it: %s (the digits you meant)." % (name, "lists" if listed else "is", value, forms))
 
 
-def text_problems(entries):
+def text_problems(entries: Iterable[Sequence[Any]]) -> list[str]:
     """text_problem for each (variable, value, example[, listed]), the refusals in order."""
     return [problem for problem in (text_problem(*entry) for entry in entries) if problem]
 
 
-def url_problem(name, value, schemes, example):
+def url_problem(name: str, value: str | None, schemes: Sequence[str], example: str) -> str | None:
     """The refusal of a value of URL option `name` that is no URL of one of `schemes` (a file URL needs no
     host), None for a URL or an empty value. example: a URL the option takes."""
     text = "" if value is None else str(value)
@@ -57,7 +59,7 @@ def url_problem(name, value, schemes, example):
     return None
 
 
-def url_problems(entries):
+def url_problems(entries: Iterable[Sequence[Any]]) -> list[str]:
     """url_problem for each (variable, value or list of values, schemes, example), the refusals in order."""
     found = []
     for name, value, schemes, example in entries:

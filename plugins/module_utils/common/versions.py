@@ -15,6 +15,8 @@ Spellings are normalised as PEP 440 says: "2.11.0-RC1" is ("rc", 1), "1.0-1" a p
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 _PATTERN = re.compile(r"""
     ^\s*v?
@@ -32,7 +34,7 @@ _PRE = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "c": "rc", "pre": "rc", "
 _LOW, _HIGH = (0,), (2,)
 
 
-def parse(text):
+def parse(text: object) -> dict[str, Any] | None:
     """PEP 440 fields of `text` (see the module docstring), or None when it is not a version."""
     match = _PATTERN.match(str(text if text is not None else ""))
     if not match:
@@ -78,7 +80,7 @@ def _key(fields):
     return fields["epoch"], tuple(release), pre_key, post_key, dev_key, local_key
 
 
-def version_key(text):
+def version_key(text: object) -> tuple[Any, ...]:
     """Sort key of a version string; raises ValueError for text that is not a version."""
     fields = parse(text)
     if fields is None:
@@ -86,7 +88,7 @@ def version_key(text):
     return fields["key"]
 
 
-def public(fields, width=1):
+def public(fields: Mapping[str, Any], width: int = 1) -> str:
     """The public version text of parsed fields, the release padded to `width` parts.
 
     {"epoch": 2, "release": (2, 11), "pre": ("rc", 1), ...} with width 3 -> "2!2.11.0rc1".

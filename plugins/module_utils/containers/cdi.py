@@ -12,23 +12,26 @@ to the spec and compares it on every run. No Ansible import.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 FIELDS = (("driver", "driver"), ("gpus", "GPUs"), ("toolkit", "toolkit"), ("args", "generate options"),
           ("spec", "spec path"))
 
 
-def fingerprint(driver_version, gpus, toolkit_version, args, spec):
+def fingerprint(driver_version: str, gpus: Sequence[str], toolkit_version: str, args: Sequence[str],
+                spec: str) -> dict[str, Any]:
     """What a spec is generated from, as a dict (the record is its JSON)."""
     return {"driver": str(driver_version or ""), "gpus": sorted(str(g) for g in gpus or ()),
             "toolkit": str(toolkit_version or ""), "args": [str(a) for a in args or ()], "spec": str(spec or "")}
 
 
-def record_text(wanted):
+def record_text(wanted: Mapping[str, Any]) -> str:
     """The fingerprint file's content: sorted JSON, one line and a newline."""
     return json.dumps(wanted, sort_keys=True) + "\n"
 
 
-def read_record(text):
+def read_record(text: str) -> dict[str, Any] | None:
     """The recorded fingerprint, or None when the text is empty or not a fingerprint."""
     try:
         value = json.loads(text or "")
@@ -45,8 +48,9 @@ def _show(value):
     return str(value) or "none"
 
 
-def cdi_plan(driver_version, gpus=(), recorded="", spec_exists=False, toolkit_version="", args=(), spec="",
-             installed_driver=""):
+def cdi_plan(driver_version: str, gpus: Sequence[str] = (), recorded: str | None = "", spec_exists: bool = False,
+             toolkit_version: str = "", args: Sequence[str] = (), spec: str = "",
+             installed_driver: str = "") -> dict[str, Any]:
     """The decision: {action, reason, fingerprint, record}.
 
     action: "generate" (no spec yet), "regenerate" (the spec was made from something else, or

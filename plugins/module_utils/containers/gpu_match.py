@@ -9,11 +9,12 @@ Lines look like "GPU 0: NVIDIA GeForce RTX 5090 (UUID: GPU-5b1c...)"; GPUs are c
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _LINE = re.compile(r"^GPU (\d+): (.*?)(?: \(UUID: ([^)]+)\))?\s*$")
 
 
-def gpu_lines(text):
+def gpu_lines(text: str) -> list[str]:
     """The GPUs in nvidia-smi -L output, as their UUIDs (or "index: name"); MIG lines are skipped."""
     gpus = []
     for line in (text or "").splitlines():
@@ -23,7 +24,7 @@ def gpu_lines(text):
     return gpus
 
 
-def gpu_match(host_text, container_text):
+def gpu_match(host_text: str, container_text: str) -> dict[str, Any]:
     """{ok, host, container, missing, extra, msg}: the container must list exactly the host's GPUs."""
     host, container = gpu_lines(host_text), gpu_lines(container_text)
     missing = [g for g in host if g not in container]

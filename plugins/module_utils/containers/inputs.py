@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Sequence
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, path_problem
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.inputs import PROXY_SCHEMES, REPO_SCHEMES, url_problems
@@ -20,7 +21,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp i
 _DEB_VERSION = re.compile(r"^(\d+:)?\d+\.\d+\.\d+(~[A-Za-z0-9.]+)?-[A-Za-z0-9.+~]+$")
 
 
-def driver_root_problem(driver_root, mode=None):
+def driver_root_problem(driver_root: str, mode: int | None = None) -> str | None:
     """The refusal of container_toolkit_driver_root (common/path_inputs.py): relative, or not a directory (`mode`:
     its st_mode as the role's probe read it on the target, None when it is not there), else None."""
     def probed(path):
@@ -30,8 +31,9 @@ def driver_root_problem(driver_root, mode=None):
     return path_problem("container_toolkit_driver_root", driver_root, DIRECTORY, "/proc/driver/nvidia", probed)
 
 
-def input_problems(repo_url, key_url="", key_content="", fingerprints=(), proxy="", version="", spec="",
-                   driver_root="", driver_root_mode=None):
+def input_problems(repo_url: str, key_url: str = "", key_content: str = "", fingerprints: Sequence[str] | str = (),
+                   proxy: str = "", version: str = "", spec: str = "", driver_root: str = "",
+                   driver_root_mode: int | None = None) -> list[str]:
     """Problems of the repository inputs, the pinned version, the CDI spec path and the driver directory
     (driver_root_problem) (empty: fine)."""
     problems = url_problems("container_toolkit_repo_url", repo_url, REPO_SCHEMES)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import parse_proc_version
 
@@ -21,7 +22,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_
 PROGRAMS = {"dockerd": "docker", "docker": "docker", "containerd": "containerd", "podman": "podman"}
 
 
-def read_probe(text):
+def read_probe(text: str) -> dict[str, Any]:
     """The probe's lines -> {driver_version, driver_flavor, gpus, runtimes, active, packages, spec_exists, recorded,
     driver_root_mode}.
 

@@ -11,13 +11,16 @@ No Ansible import.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Sequence
+from typing import Any
 
 # Runtime -> the configuration file nvidia-ctk edits (None: CDI only, nothing to configure).
 RUNTIMES = {"docker": "/etc/docker/daemon.json", "containerd": "/etc/containerd/config.toml", "podman": None}
 VARIABLE = "container_toolkit_runtimes"
 
 
-def runtime_plan(asked=(), present=(), active=()):
+def runtime_plan(asked: Sequence[str] = (), present: Collection[str] = (),
+                 active: Collection[str] = ()) -> dict[str, Any]:
     """{ok, problems, configure, cdi_only, restartable, msg} for the runtimes asked (empty: those present)."""
     present = sorted(set(str(p) for p in present or ()) & set(RUNTIMES))
     active = set(str(a) for a in active or ())
@@ -48,7 +51,7 @@ def runtime_plan(asked=(), present=(), active=()):
             "paths": dict((name, RUNTIMES[name]) for name in configure), "msg": msg}
 
 
-def config_changed(runtime, current, proposed):
+def config_changed(runtime: str, current: str | None, proposed: str) -> bool:
     """Whether writing `proposed` (nvidia-ctk's dry run) changes the runtime's configuration `current`.
 
     docker's daemon.json is compared as JSON (key order and indentation do not count; a missing

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What apt-get's output says (`apt-get install -y`, no terminal, LC_ALL=C), for package_install.
 
-- summary(): the "N upgraded, N newly installed, N to remove" line (also printed when simulating);
+- summary(): the "N upgraded, N newly installed, N to remove" lines, summed (also printed when simulating);
 - facts(): how far the install is, from the log or its end: packages the summary names, packages and MB
   fetched (`Get:` lines) of what "Need to get" announced, packages unpacked and set up, the last step
   (`Get:`, `Unpacking`, `Setting up`, the DKMS build, the triggers);
@@ -22,16 +22,20 @@ _SCALE = {"B": 1e-6, "kB": 1e-3, "MB": 1.0, "GB": 1e3}  # apt counts in powers o
 _STEPS = ("Get:", "Fetched ", "Preparing to unpack ", "Unpacking ", "Setting up ", "Loading new ", "Building module",
           "Building for ", "Building initial module", "DKMS", "Running module version sanity check", "depmod",
           "Signing module", "E: ", "Processing triggers", "update-alternatives: ", "Waiting for cache lock",
-          "Inst ", "Conf ")  # the last two: a simulation's
+          "Inst ", "Conf ", "$ apt-mark ")  # Inst, Conf: a simulation's; apt-mark: the holds around a driver install
 
 
 def summary(text):
-    """{"upgraded", "installed", "removed"} from apt's summary line, None when the text has none."""
+    """{"upgraded", "installed", "removed"} summed over apt's summary lines (a log of two installs, the
+    pinning package's and the driver's, has two), None when the text has none."""
+    counts = None
     for line in (text or "").splitlines():
         match = _SUMMARY.match(line.strip())
         if match:
-            return {"upgraded": int(match.group(1)), "installed": int(match.group(2)), "removed": int(match.group(3))}
-    return None
+            counts = counts or dict.fromkeys(("upgraded", "installed", "removed"), 0)
+            for key, group in (("upgraded", 1), ("installed", 2), ("removed", 3)):
+                counts[key] += int(match.group(group))
+    return counts
 
 
 def _megabytes(number, unit):

@@ -35,7 +35,8 @@ _STEPS = ("Last metadata expiration check", "Dependencies resolved", "Downloadin
           "Running transaction", "Transaction check", "Transaction test", "Complete!", "Nothing to do",
           "Error:", "Waiting for process with pid", "[FAILED]", "[MIRROR]", "Operation aborted",
           "Building initial module", "Building module", "Building for ", "DKMS", "Running module version sanity check",
-          "depmod", "Signing module", "Loading new ", "Installed:", "Upgraded:")
+          "depmod", "Signing module", "Loading new ", "Installed:", "Upgraded:",
+          "$ dnf versionlock ", "$ dnf -y module ")  # the steps around a driver install
 _ABORTED = re.compile(r"^(?:Error: )?Operation aborted", re.M)
 
 

@@ -48,6 +48,15 @@ def proxy_conf(url, proxy):
             'Acquire::https::Proxy::%s "%s";\n' % (host, host, proxy, host, proxy))
 
 
+def apt_pin(branch, names):
+    """apt's preferences that keep the driver on its branch (the fallback package depends on an unbounded driver)."""
+    return ("# Managed by blackwell.pytorch.nvidia_driver: keeps apt on NVIDIA driver branch %s\n"
+            "# (%s would otherwise pull in a newer branch).\n"
+            "Package: *nvidia* cuda-drivers* libcuda* libxnvctrl*\n"
+            "Pin: version %s.*\n"
+            "Pin-Priority: 1000\n" % (branch, ", ".join(names), branch))
+
+
 def uu_blacklist(names):
     """unattended-upgrades' blacklist of the driver packages (regular expressions)."""
     lines = ["// Managed by blackwell.pytorch.nvidia_driver: the NVIDIA driver moves only when the role is",

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The nvidia_driver_state question as one function: its options, the refusals of the inputs alone, the host read
-and the decision. The nvidia_driver_state module and the preflight probe (preflight_facts' `driver` option, which
-answers the driver stage of site.yml in its own call) both ask it here.
+"""The nvidia_driver_state question as one function (its options: plugins/module_utils/stages/): the refusals of the
+inputs alone, the host read and the decision. The nvidia_driver_state module and the preflight probe
+(preflight_facts' `driver` option, which answers the driver stage of site.yml in its own call) both ask it here.
 
 `run(argv)` runs a read-only command and returns (rc, stdout, stderr), rc 127 when the program is absent. No Ansible
 import.
@@ -17,28 +17,10 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, refusals, state
 
 REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
-# What the preflight probe supplies itself when it answers the question (its own reading of the host).
-PROBE_SUPPLIED = ("host", "gpus", "loaded", "preflight")
 
 
 class StateCallError(Exception):
     """The question cannot be answered (an input that is no input, a probe command that failed): the call fails."""
-
-
-def argument_spec():
-    """The nvidia_driver_state module's options (the preflight probe validates its `driver` option against them)."""
-    return dict(
-        host=dict(type="str", required=True), branch=dict(type="str", default="580"),
-        flavor=dict(type="str", default="auto"), manage=dict(type="str", default="auto"),
-        upgrade=dict(type="bool", default=False), gpus=dict(type="list", elements="dict", default=[]),
-        loaded=dict(type="dict", default={}), preflight=dict(type="dict", required=True),
-        probe_argv=dict(type="list", elements="str", default=[]),
-        repo=dict(type="dict", default={"configure": False}), hold=dict(type="bool", default=True),
-        uu_exclude=dict(type="bool", default=True), uu_path=dict(type="path"),
-        kernel_headers=dict(type="bool", default=True), headers_track_kernel=dict(type="bool", default=True),
-        dkms_package=dict(type="str", default="dkms"), blacklist_nouveau=dict(type="bool", default=True),
-        mok_key=dict(type="str", default="", no_log=False), mok_cert=dict(type="str", default=""),
-        persistenced=dict(type="bool", default=True), reboot_ok=dict(type="bool", default=False))
 
 
 def want_of(params):

@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The cuda_toolkit_state question as one function: its options, the host read (packages, alternatives, every nvcc),
-the plan and the state. The cuda_toolkit_state module and the preflight probe (preflight_facts' `toolkit` option,
-which answers the toolkit stage of site.yml in its own call when the driver stays as it is) both ask it here.
+"""The cuda_toolkit_state question as one function (its options: plugins/module_utils/stages/): the host read
+(packages, alternatives, every nvcc), the plan and the state. The cuda_toolkit_state module and the preflight probe
+(preflight_facts' `toolkit` option, which answers the toolkit stage of site.yml in its own call when the driver
+stays as it is) both ask it here.
 
 `run(argv)` runs a read-only command and returns (rc, stdout, stderr); `has_program(name)` says whether a program is
 on the PATH. No Ansible import.
@@ -23,32 +24,10 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_fac
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
 
 
-# What the preflight probe supplies itself when it answers the question (its own reading; driver_inputs).
-PROBE_SUPPLIED = ("host", "gpus", "user", "os_family", "driver_cuda")
 
 
 class ToolkitCallError(Exception):
     """The question cannot be answered (no package manager here, a probe command that failed)."""
-
-
-def argument_spec():
-    """The cuda_toolkit_state module's options (the preflight probe validates its `toolkit` option against them)."""
-    return dict(
-        versions=dict(type="raw", default=[]),
-        default_version=dict(type="raw", default=""),  # raw: a number (YAML's 12.10 is 12.1) is refused, not made text
-        driver=dict(type="str"),
-        driver_cuda=dict(type="str", default=""),
-        gpus=dict(type="list", elements="dict"),
-        minor_version_compat=dict(type="bool", default=False),
-        manage=dict(type="raw", default="auto"),
-        user=dict(type="dict", default={}),
-        os_family=dict(type="str", choices=["", "Debian", "RedHat"], default=""),
-        profile=dict(type="bool", default=True),
-        profile_ld_library_path=dict(type="bool", default=False),
-        confirm=dict(type="bool", default=False),
-        host=dict(type="str", required=True),
-        paths=dict(type="dict", default={}),
-    )
 
 
 # Examples of the role's file options (the `paths` option: {variable: path}) for the refusals.

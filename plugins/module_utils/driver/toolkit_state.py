@@ -105,6 +105,19 @@ def profile_change(wanted, current):
                 and current.get("mode") == PROFILE_MODE and current.get("uid") == 0 and current.get("gid") == 0)
 
 
+def alternatives_commands(changes, configure):
+    """The update-alternatives commands the change path runs, in order: register the default toolkit as a cuda
+    alternative (at the packages' priority), then select it in manual mode (so a later toolkit package does not move
+    it); [] when neither changes."""
+    commands = []
+    if changes.get("register"):
+        commands.append(["update-alternatives", "--install", "/usr/local/cuda", "cuda", configure["dir"],
+                         str(configure["priority"])])
+    if changes.get("select"):
+        commands.append(["update-alternatives", "--set", "cuda", configure["dir"]])
+    return commands
+
+
 def _describe(changes, configure):
     said = []
     if changes["packages"]:
@@ -145,7 +158,7 @@ def toolkit_state(plan, answers, link, alternatives, profile=None, gpus=(), mana
 
     Returns {"ok", "problems", "converged", "changes" ({"install", "packages", "register",
     "select", "link", "profile"}), "would" (what a run changes, in words), "configure" ({"dir",
-    "priority", "profile"}: what the change path writes), "summary", "plan", and the published
+    "priority", "profile", "alternatives"}: what the change path writes and runs), "summary", "plan", and the published
     status: "action", "versions", "default", "dirs", "installed", "adopted", "driver", "nvcc"}.
     """
     problems = list(plan.get("problems") or [])
@@ -179,6 +192,7 @@ def toolkit_state(plan, answers, link, alternatives, profile=None, gpus=(), mana
         changes["profile"] = bool(manage_profile) and profile_change(configure["profile"], profile)
         if confirm and link.get("target") != (real_default or default_dir):
             problems.append("/usr/local/cuda leads to %s, not to %s" % (link.get("target") or "nothing", default_dir))
+    configure["alternatives"] = alternatives_commands(changes, configure)
     said = _describe(changes, configure)
     result["would"] = said
     if confirm and said and not problems:

@@ -8,6 +8,8 @@ Works before any driver exists; gpu_facts adds NVML's view on top when it can.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
@@ -18,19 +20,21 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_g
 PROC_VERSION = "/proc/driver/nvidia/version"
 
 
-def read_bus(sys_root="/sys", proc_version=PROC_VERSION):
+def read_bus(sys_root: str = "/sys", proc_version: str = PROC_VERSION) -> tuple[list[dict[str, Any]], str | None, bool]:
     """(GPUs on the PCI bus, /proc/driver/nvidia/version text or None, nvidia module loaded)."""
     return (sysfs_gpus(sys_root), read_text(proc_version),
             os.path.isdir(os.path.join(sys_root, "module", "nvidia")))
 
 
-def bus_only_facts(on_bus, proc_text, module_loaded, nvml_error):
+def bus_only_facts(on_bus: Sequence[Mapping[str, Any]], proc_text: str | None, module_loaded: bool,
+                   nvml_error: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(nvidia_gpus, nvidia_driver) facts from the bus and procfs alone; nvml_error says why."""
     gpus = [dict(gpu, nvml_visible=False) for gpu in on_bus]
     return gpus, driver_facts(proc_text, None, None, nvml_error, module_loaded)
 
 
-def nvml_or_bus_facts(on_bus, proc_text, module_loaded, nvml, without_nvml):
+def nvml_or_bus_facts(on_bus: Sequence[Mapping[str, Any]], proc_text: str | None, module_loaded: bool, nvml: Any,
+                      without_nvml: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(nvidia_gpus, nvidia_driver) from NVML when `nvml` (the pynvml module, or None) answers, else
     from the bus and procfs with nvml_error saying why (`without_nvml` when pynvml is absent).
     Never warns or fails: a caller that needs NVML uses gpu_facts."""
@@ -43,7 +47,8 @@ def nvml_or_bus_facts(on_bus, proc_text, module_loaded, nvml, without_nvml):
     return snapshot_facts(snapshot, on_bus, proc_text, module_loaded)
 
 
-def snapshot_facts(snapshot, on_bus, proc_text, module_loaded):
+def snapshot_facts(snapshot: Mapping[str, Any], on_bus: Sequence[Mapping[str, Any]], proc_text: str | None,
+                   module_loaded: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(nvidia_gpus, nvidia_driver) from an NVML snapshot (nvml_snapshot), with the GPUs only the bus shows."""
     gpus = merge_with_sysfs(snapshot["gpus"], on_bus)
     return gpus, driver_facts(proc_text, snapshot["driver_version"], snapshot["cuda_driver_version"], None,

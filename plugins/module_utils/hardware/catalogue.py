@@ -29,6 +29,8 @@ benchmark's child too.
 """
 from __future__ import annotations
 
+from typing import Any
+
 GEFORCE, WORKSTATION, DATACENTER = "geforce", "workstation", "datacenter"
 PRODUCT_LINES = (GEFORCE, WORKSTATION, DATACENTER)
 PEAK_KINDS = ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8", "fp4", "memory", "pcie")
@@ -179,19 +181,19 @@ PRODUCTS = {
 }
 
 
-def architecture(capability):
+def architecture(capability: tuple[int, int]) -> dict[str, Any] | None:
     """The ARCHITECTURES row of a (major, minor), or None."""
     return ARCHITECTURES.get(tuple(capability))
 
 
-def nearest_architecture(capability):
+def nearest_architecture(capability: tuple[int, int]) -> dict[str, Any] | None:
     """The row of `capability`, else of the closest listed capability below it (a newer minor or a
     future major is taken to be like its closest older neighbour), or None below the oldest row."""
     older = [known for known in ARCHITECTURES if known <= tuple(capability)]
     return ARCHITECTURES[max(older)] if older else None
 
 
-def open_module(capability, name=None):
+def open_module(capability: tuple[int, int], name: str | None = None) -> str:
     """OPEN_REQUIRED, OPEN_SUPPORTED or OPEN_UNSUPPORTED: NVIDIA's open kernel modules and a GPU of
     `capability` (major, minor), model `name`."""
     if any(part in str(name or "") for part in OPEN_ONLY_NAMES):
@@ -200,12 +202,12 @@ def open_module(capability, name=None):
     return row["open_module"] if row else OPEN_UNSUPPORTED
 
 
-def open_module_oldest():
+def open_module_oldest() -> tuple[int, int]:
     """The oldest capability (major, minor) the open kernel modules drive."""
     return min(capability for capability, row in ARCHITECTURES.items() if row["open_module"] != OPEN_UNSUPPORTED)
 
 
-def family(major, minor):
+def family(major: int, minor: int) -> str:
     """Architecture family of a compute capability, or "unknown" (a capability without a row takes
     FAMILY_OF_MAJOR's answer)."""
     row = architecture((major, minor))
@@ -214,7 +216,7 @@ def family(major, minor):
     return FAMILY_OF_MAJOR.get(major, "unknown")
 
 
-def targets(capability, toolkit):
+def targets(capability: tuple[int, int], toolkit: tuple[int, int]) -> bool:
     """Whether CUDA `toolkit` (major, minor) can target `capability` (major, minor)."""
     row = architecture(capability)
     if row is None:
@@ -223,18 +225,18 @@ def targets(capability, toolkit):
     return (first is None or first <= tuple(toolkit)) and (last is None or tuple(toolkit) <= last)
 
 
-def toolkit_targets(toolkit):
+def toolkit_targets(toolkit: tuple[int, int]) -> list[tuple[int, int]]:
     """The capabilities CUDA `toolkit` (major, minor) targets, in order."""
     return [capability for capability in sorted(ARCHITECTURES) if targets(capability, toolkit)]
 
 
-def driver_branch(capability):
+def driver_branch(capability: tuple[int, int]) -> int | None:
     """The oldest driver branch that drives a GPU of `capability` (major, minor), or None (any branch)."""
     row = architecture(capability)
     return row["driver_branch"] if row else None
 
 
-def wheel_sass(cuda):
+def wheel_sass(cuda: tuple[int, int]) -> list[str]:
     """["sm_70", ...]: the SASS PyTorch's Linux wheels of CUDA channel `cuda` (major, minor) carry."""
     names = []
     for capability in sorted(ARCHITECTURES):
@@ -244,7 +246,7 @@ def wheel_sass(cuda):
     return names
 
 
-def first_wheel_channel(capability):
+def first_wheel_channel(capability: tuple[int, int]) -> tuple[int, int] | None:
     """The first CUDA channel (major, minor) whose Linux wheels carry SASS that runs on `capability`
     (a listed capability of the same major and a minor up to its own), or None."""
     major, minor = capability
@@ -253,18 +255,18 @@ def first_wheel_channel(capability):
     return min(firsts) if firsts else None
 
 
-def rate(capability, kind):
+def rate(capability: tuple[int, int], kind: str) -> int | None:
     """Dense FLOP per clock per SM of `kind` ("tensor", "fp32", "fp64") at full rate, or None."""
     row = architecture(capability)
     return (row["rates"] or {}).get(kind) if row else None
 
 
-def product(name):
+def product(name: str) -> dict[str, Any] | None:
     """The PRODUCTS row of an exact model name (surrounding spaces ignored), or None."""
     return PRODUCTS.get((name or "").strip())
 
 
-def product_line(name):
+def product_line(name: str) -> str:
     """"geforce", "workstation" or "datacenter" of a model name.
 
     The catalogue's answer for a product it lists; for any other name the name decides: GeForce,
@@ -281,7 +283,7 @@ def product_line(name):
     return DATACENTER
 
 
-def datasheet_peak(name, kind):
+def datasheet_peak(name: str, kind: str) -> float | None:
     """The catalogue's datasheet figure of `kind` for a product, or None."""
     row = product(name)
     return row["peaks"].get(kind) if row else None

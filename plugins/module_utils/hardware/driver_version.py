@@ -5,13 +5,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 
 _VERSION_RE = re.compile(r"\b(\d{3,4}\.\d{1,3}(?:\.\d{1,3})?)\b")
 
 
-def parse_proc_version(text):
+def parse_proc_version(text: str | None) -> dict[str, str | None]:
     """Parse the content of /proc/driver/nvidia/version.
 
     Open module:        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ..."
@@ -35,7 +37,7 @@ def parse_proc_version(text):
     return {"version": match.group(1) if match else None, "flavor": flavor}
 
 
-def driver_branch(version, parse=versions.parse):
+def driver_branch(version: str | None, parse: Callable[[str], Mapping[str, Any] | None] = versions.parse) -> str | None:
     """"580.159.04" -> "580"; None, or text that is not a version, -> None.
 
     parse: the version parser (common.versions.parse here; the controller passes packaging's).
@@ -44,7 +46,7 @@ def driver_branch(version, parse=versions.parse):
     return str(fields["release"][0]) if fields else None
 
 
-def cuda_version_string(value):
+def cuda_version_string(value: int | None) -> str | None:
     """NVML's integer CUDA driver version (13000, 12080) -> "13.0", "12.8"."""
     if value is None:
         return None
@@ -52,8 +54,8 @@ def cuda_version_string(value):
     return "%d.%d" % (value // 1000, (value % 1000) // 10)
 
 
-def driver_facts(proc_text=None, nvml_version=None, nvml_cuda=None, nvml_error=None,
-                 module_loaded=None):
+def driver_facts(proc_text: str | None = None, nvml_version: str | None = None, nvml_cuda: int | None = None,
+                 nvml_error: str | None = None, module_loaded: bool = None) -> dict[str, Any]:
     """Assemble ansible_facts.nvidia_driver.
 
     proc_text: content of /proc/driver/nvidia/version, or None when absent.

@@ -21,6 +21,8 @@ Pure data and functions, no Ansible import; runs in the benchmark's parent.
 """
 from __future__ import annotations
 
+from typing import Any
+
 # How every row was measured: the benchmark's own code (torch_benchmark), so a figure is compared with
 # a reference taken by the same method.
 METHOD = ("torch_benchmark's method: CUDA events, 25 ms warm-up, median of >= 10 repetitions, inputs "
@@ -68,7 +70,8 @@ REFERENCES.update(_rows("NVIDIA H200", "h200", {
     "softmax": 0.22}))
 
 
-def reference(model, test, size, backend=None, profile="quick"):
+def reference(model: str | None, test: str, size: str, backend: str | None = None,
+              profile: str = "quick") -> dict[str, Any] | None:
     """{fraction_of_peak, source, basis} of a healthy `model` in `test` at `size` (the figure's size text)
     through `backend` (tests that name one) in `profile`, or None where nothing was measured."""
     key = ((model or "").strip(), test, size, backend)
@@ -79,6 +82,6 @@ def reference(model, test, size, backend=None, profile="quick"):
     return {"fraction_of_peak": fraction, "source": SOURCES[source], "basis": METHOD}
 
 
-def models():
+def models() -> list[str]:
     """The models with at least one reference row, sorted."""
     return sorted(set(key[0] for key in REFERENCES))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import family
 
 
-def parse_capability(value):
+def parse_capability(value: object) -> tuple[int, int]:
     """Return (major, minor) from "12.0", "sm_120", "compute_90", (12, 0) or 12.0.
 
     Raises ValueError for anything else.
@@ -33,22 +33,22 @@ def parse_capability(value):
     raise ValueError("not a compute capability: %r" % (value,))
 
 
-def capability_string(major, minor):
+def capability_string(major: int, minor: int) -> str:
     """(12, 0) -> "12.0"."""
     return "%d.%d" % (major, minor)
 
 
-def sm_string(major, minor):
+def sm_string(major: int, minor: int) -> str:
     """(12, 0) -> "sm_120"; (9, 0) -> "sm_90"."""
     return "sm_%d%d" % (major, minor)
 
 
-def arch_family(major, minor):
+def arch_family(major: int, minor: int) -> str:
     """Architecture family name for a compute capability (the catalogue's), or "unknown"."""
     return family(major, minor)
 
 
-def capability_facts(major, minor):
+def capability_facts(major: int, minor: int) -> dict[str, str]:
     """The capability keys every GPU fact carries."""
     return {
         "compute_capability": capability_string(major, minor),

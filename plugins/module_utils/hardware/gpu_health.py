@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.topology import read_links
@@ -81,7 +83,7 @@ def _nvlink(fields):
     return links or None
 
 
-def nvml_gpu_health(nvml, index):
+def nvml_gpu_health(nvml: Any, index: int) -> dict[str, Any]:
     """The health fields of GPU `index` (NVML order)."""
     handle = nvml.nvmlDeviceGetHandleByIndex(index)
     fields = _Fields(nvml, handle)
@@ -121,13 +123,13 @@ def nvml_gpu_health(nvml, index):
     return gpu
 
 
-def read_health(nvml):
+def read_health(nvml: Any) -> dict[str, Any]:
     """The health fields of every GPU of an initialised NVML: {"gpus": [...], "nvml_error": None}."""
     return {"gpus": [nvml_gpu_health(nvml, index) for index in range(nvml.nvmlDeviceGetCount())],
             "nvml_error": None}
 
 
-def nvml_health(nvml):
+def nvml_health(nvml: Any) -> dict[str, Any]:
     """{"gpus": [...], "nvml_error": None}, or no GPU and why when NVML cannot be used."""
     if nvml is None:
         return {"gpus": [], "nvml_error": "nvidia-ml-py is not installed"}
@@ -144,7 +146,7 @@ def nvml_health(nvml):
             pass
 
 
-def parse_xids(lines):
+def parse_xids(lines: Iterable[str]) -> list[dict[str, Any]]:
     """[{pci, xid, pid, process, text}] of the Xid lines among kernel log lines, in their order.
 
     `pci` is the bus id as the GPU's pci_bus_id starts ("0000:3b:00"); pid and process are None
@@ -163,13 +165,13 @@ def parse_xids(lines):
     return found
 
 
-def kmsg_message(record):
+def kmsg_message(record: str) -> str:
     """The message of a /dev/kmsg record ("6,1234,5678901,-;NVRM: ..."): the text after the first ';'."""
     head, sep, message = record.partition(";")
     return message.rstrip("\n") if sep else record.rstrip("\n")
 
 
-def kmsg_first_seq(record):
+def kmsg_first_seq(record: str) -> int | None:
     """The sequence number of a /dev/kmsg record, or None."""
     parts = record.split(";", 1)[0].split(",")
     try:
@@ -178,7 +180,8 @@ def kmsg_first_seq(record):
         return None
 
 
-def read_kernel_log(run_journal, read_kmsg):
+def read_kernel_log(run_journal: Callable[[], tuple[int, str, str] | None] | None,
+                    read_kmsg: Callable[[], list[str] | None]) -> dict[str, Any]:
     """The Xid errors since boot from the journal (`run_journal()` -> (rc, stdout, stderr), or None when
     journalctl is absent; `run_journal` None: the journal is not asked), else from the kernel's ring buffer (`read_kmsg()` -> records, raising OSError).
 
@@ -213,7 +216,7 @@ def read_kernel_log(run_journal, read_kmsg):
             "xids": parse_xids(kmsg_message(record) for record in records), "error": None}
 
 
-def read_kmsg_file(path="/dev/kmsg", opener=None):
+def read_kmsg_file(path: str = "/dev/kmsg", opener: Callable[[str, int], int] | None = None) -> list[str]:
     """Every record /dev/kmsg holds now (one read() per record, non-blocking, until EAGAIN)."""
     import os
     opener = opener or os.open
@@ -237,7 +240,8 @@ def read_kmsg_file(path="/dev/kmsg", opener=None):
     return records
 
 
-def kernel_log(mode, get_bin_path, run_command, kmsg="/dev/kmsg"):
+def kernel_log(mode: str, get_bin_path: Callable[[str], str | None], run_command: Callable[..., tuple[int, str, str]],
+               kmsg: str = "/dev/kmsg") -> dict[str, Any]:
     """The kernel log's reading for `mode` (auto, journal, kmsg, never), as gpu_health and preflight_facts read it:
     get_bin_path(name) and run_command(argv, environ_update=...) are the module's, `kmsg` the ring buffer's path."""
     if mode == "never":

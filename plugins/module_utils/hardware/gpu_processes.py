@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import CHILD_MARKER
 
@@ -46,7 +48,7 @@ def _read(path):
         return None
 
 
-def status(proc_root, pid):
+def status(proc_root: str, pid: int) -> dict[str, str]:
     """{field: value} of /proc/<pid>/status ("Uid": "1000\\t1000\\t1000\\t1000"), {} when it cannot be read."""
     data = _read(os.path.join(proc_root, str(pid), "status"))
     fields = {}
@@ -57,7 +59,7 @@ def status(proc_root, pid):
     return fields
 
 
-def ancestors(proc_root, pid, limit=4096):
+def ancestors(proc_root: str, pid: int, limit: int = 4096) -> list[int]:
     """[pid, its parent, ..., 1]: the process and its ancestors through /proc's PPid, as far as they can be read."""
     chain = []
     while pid and pid not in chain and len(chain) < limit:
@@ -69,7 +71,7 @@ def ancestors(proc_root, pid, limit=4096):
     return chain
 
 
-def default_user_name(uid):
+def default_user_name(uid: int) -> str | None:
     """The account name of `uid` (pwd), None when it has none."""
     try:
         return pwd.getpwuid(uid).pw_name
@@ -77,7 +79,7 @@ def default_user_name(uid):
         return None
 
 
-def user(proc_root, pid, user_name=default_user_name):
+def user(proc_root: str, pid: int, user_name: Callable[[int], str | None] = default_user_name) -> str | None:
     """The name of the process's real user, its uid as text when the name is unknown, None when unreadable."""
     uids = status(proc_root, pid).get("Uid", "").split()
     if not uids or not uids[0].isdigit():
@@ -85,7 +87,7 @@ def user(proc_root, pid, user_name=default_user_name):
     return user_name(int(uids[0])) or uids[0]
 
 
-def command(proc_root, pid):
+def command(proc_root: str, pid: int) -> str | None:
     """The basename of the first word of /proc/<pid>/cmdline ("python3"), else its `comm`, else None."""
     first = (_read(os.path.join(proc_root, str(pid), "cmdline")) or b"").split(b"\0")[0]
     if first:
@@ -94,7 +96,7 @@ def command(proc_root, pid):
     return comm or None
 
 
-def marked(proc_root, pid):
+def marked(proc_root: str, pid: int) -> bool | None:
     """Whether /proc/<pid>/environ holds CHILD_MARKER; None when it cannot be read."""
     data = _read(os.path.join(proc_root, str(pid), "environ"))
     if data is None:
@@ -103,19 +105,19 @@ def marked(proc_root, pid):
     return any(entry.startswith(prefix) for entry in data.split(b"\0"))
 
 
-def is_ours(proc_root, pid, own):
+def is_ours(proc_root: str, pid: int, own: Collection[int]) -> bool:
     """Whether `pid` is the collection's own: in `own` (the reading process and its ancestors) or marked."""
     return pid in own or marked(proc_root, pid) is True
 
 
-def memory_mib(used):
+def memory_mib(used: int | None) -> int | None:
     """usedGpuMemory (bytes; None or NVML's not-available value when unknown) in whole MiB, or None."""
     if used is None or used >= NOT_AVAILABLE:
         return None
     return int(used // MIB)
 
 
-def compute_processes(nvml, handle):
+def compute_processes(nvml: Any, handle: object) -> list[tuple[int, int | None]]:
     """[(pid, usedGpuMemory)] of one GPU, through the first of LIST_CALLS this nvidia-ml-py has."""
     for name in LIST_CALLS:
         call = getattr(nvml, name, None)
@@ -124,7 +126,7 @@ def compute_processes(nvml, handle):
     raise AttributeError("nvidia-ml-py has none of %s" % ", ".join(LIST_CALLS))
 
 
-def utilization(nvml, handle):
+def utilization(nvml: Any, handle: object) -> int | None:
     """The GPU's utilisation in percent, None when NVML does not give it."""
     try:
         return nvml.nvmlDeviceGetUtilizationRates(handle).gpu
@@ -132,7 +134,7 @@ def utilization(nvml, handle):
         return None
 
 
-def read_nvml(nvml, gpus=None):
+def read_nvml(nvml: Any, gpus: Collection[int] | None = None) -> list[dict[str, Any]]:
     """[{gpu, gpu_name, utilization, entries: [(pid, usedGpuMemory)]}] per GPU of an initialised NVML (only the
     indices in `gpus` when given)."""
     found = []
@@ -152,7 +154,7 @@ def _pids(proc_root):
         return []
 
 
-def read_devices(proc_root, gpus=None):
+def read_devices(proc_root: str, gpus: Collection[int] | None = None) -> tuple[list[dict[str, Any]], int]:
     """(gpus, unreadable): the processes holding UVM open, as read_nvml() gives them, one entry per GPU device
     they hold (`gpu` None and `device` "/dev/nvidia0": a minor number is no NVML index; `gpus` filters minors),
     and how many processes' open files could not be read (another user's, without root)."""
@@ -177,7 +179,8 @@ def read_devices(proc_root, gpus=None):
              for device, entries in sorted(by_device.items())], unreadable)
 
 
-def describe(per_gpu, proc_root, self_pid, user_name=default_user_name):
+def describe(per_gpu: Sequence[Mapping[str, Any]], proc_root: str, self_pid: int,
+             user_name: Callable[[int], str | None] = default_user_name) -> dict[str, Any]:
     """{processes: the foreign ones [{gpu, gpu_name, pid, user, command, memory_mib}], ours: how many listed
     entries are the collection's own, utilization: [{gpu, gpu_name, percent}]} of read_nvml()'s (or
     read_devices()') answer, read as process `self_pid` (its ancestors are ours)."""
@@ -199,7 +202,7 @@ def describe(per_gpu, proc_root, self_pid, user_name=default_user_name):
                             for gpu in per_gpu if gpu["gpu"] is not None]}
 
 
-def start(nvml):
+def start(nvml: Any) -> str | None:
     """Initialise NVML: None when it can be read, else why not (nvidia-ml-py missing, NVML's error)."""
     if nvml is None:
         return "nvidia-ml-py is not installed for the module's Python"
@@ -210,7 +213,8 @@ def start(nvml):
     return None
 
 
-def take_reading(nvml, why_not, proc_root, self_pid, gpus=None, user_name=default_user_name):
+def take_reading(nvml: Any, why_not: str | None, proc_root: str, self_pid: int, gpus: Collection[int] | None = None,
+                 user_name: Callable[[int], str | None] = default_user_name) -> dict[str, Any]:
     """describe()'s answer with `source` and `note`: from NVML (`source` nvml, `note` None) when `why_not` (start()'s
     answer) is None and the read succeeds, else from the processes holding UVM open (`source` devices, `note` why,
     and how many processes' open files could not be read)."""
@@ -226,26 +230,26 @@ def take_reading(nvml, why_not, proc_root, self_pid, gpus=None, user_name=defaul
     return dict(describe(per_gpu, proc_root, self_pid, user_name), source="devices", note=note)
 
 
-def memory_text(mib):
+def memory_text(mib: int | None) -> str:
     """"20.1 GiB", "874 MiB", or "memory unknown"."""
     if mib is None:
         return "memory unknown"
     return "%d MiB" % mib if mib < 1024 else "%.1f GiB" % (mib / 1024.0)
 
 
-def process_text(entry):
+def process_text(entry: Mapping[str, Any]) -> str:
     """"GPU 0 pid 4242 (python3, user alice, 20.1 GiB)"."""
     where = "GPU %s" % entry["gpu"] if entry.get("gpu") is not None else entry.get("device") or "a GPU"
     return "%s pid %s (%s, user %s, %s)" % (where, entry["pid"], entry.get("command") or "command unknown",
                                             entry.get("user") or "unknown", memory_text(entry.get("memory_mib")))
 
 
-def busy_text(processes):
+def busy_text(processes: Sequence[Mapping[str, Any]]) -> str:
     """"busy: GPU 0 pid 4242 (python3, user alice, 20.1 GiB); GPU 1 pid ..." for the foreign processes, "" for none."""
     return "busy: %s" % "; ".join(process_text(entry) for entry in processes) if processes else ""
 
 
-def decide(mode, readings, wait_s):
+def decide(mode: str, readings: Sequence[tuple[float, Mapping[str, Any]]], wait_s: float) -> dict[str, Any]:
     """The verdict after `readings` ([(seconds since the first reading, describe()'s answer)], in time order).
 
     {action, busy, waited_s, processes, ended, text}: `action` is `run` when the last reading lists no foreign

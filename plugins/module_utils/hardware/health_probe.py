@@ -11,6 +11,8 @@ again (module_utils/verify/probe_health_verdict.py decides whether it serves). N
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_facts import (
@@ -20,7 +22,9 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.nvml_gp
     nvml_error_text, nvml_session, read_snapshot)
 
 
-def facts_and_health(on_bus, proc_text, module_loaded, nvml, without_nvml, health):
+def facts_and_health(on_bus: Sequence[Mapping[str, Any]], proc_text: str | None, module_loaded: bool, nvml: Any,
+                     without_nvml: str,
+                     health: bool) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any] | None]:
     """(nvidia_gpus, nvidia_driver, reading): the facts as nvml_or_bus_facts gives them and, when `health` and
     `nvml` (the pynvml module) is there, gpu_health's NVML reading ({"gpus", "nvml_error"}) taken in the same
     session. The reading is None when it was not asked, pynvml is absent, or NVML failed after it started (the
@@ -48,12 +52,13 @@ def facts_and_health(on_bus, proc_text, module_loaded, nvml, without_nvml, healt
     return gpus, driver, found
 
 
-def textfile_text(textfile_dir):
+def textfile_text(textfile_dir: str) -> str | None:
     """The current text of the health textfile in `textfile_dir`; None when there is none (or no directory)."""
     return read_text(os.path.join(textfile_dir, TEXTFILE)) if textfile_dir else None
 
 
-def published(reading, request, driver, kernel_log, hostname, textfile):
+def published(reading: Mapping[str, Any] | None, request: Mapping[str, Any], driver: Mapping[str, Any],
+              kernel_log: Mapping[str, Any], hostname: str, textfile: str | None) -> dict[str, Any]:
     """What blackwell_preflight.health holds: the `reading` (gpu_health's `health`, completed with `hostname` and
     the `kernel_log` reading), the `request` it answers ({kernel_log, textfile_dir}), the driver version it was
     read under and the textfile's current text (None: absent). None when nothing was read."""
@@ -64,7 +69,9 @@ def published(reading, request, driver, kernel_log, hostname, textfile):
             "reading": dict(reading, hostname=hostname, kernel_log=kernel_log)}
 
 
-def probe(bus, nvml, without_nvml, request, read_log):
+def probe(bus: tuple[list[dict[str, Any]], str | None, bool], nvml: Any, without_nvml: str,
+          request: Mapping[str, Any] | None,
+          read_log: Callable[[str], dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any] | None]:
     """(nvidia_gpus, nvidia_driver, health): `bus` is read_bus()'s (GPUs on the bus, procfs text, module loaded),
     `request` the health option ({kernel_log, textfile_dir}, None: not read), read_log(mode) the kernel log's
     reading (gpu_health.kernel_log); `health` is published()'s."""

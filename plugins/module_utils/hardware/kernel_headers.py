@@ -8,17 +8,18 @@ A DKMS driver build needs them; preflight reports both before anything is instal
 from __future__ import annotations
 
 import os
+from typing import Any
 
 _PACKAGE = {"Debian": "linux-headers-%s", "RedHat": "kernel-devel-%s"}
 
 
-def headers_package(os_family, kernel):
+def headers_package(os_family: str, kernel: str) -> str:
     """The package that ships the headers of `kernel` on this OS family ('' where unknown)."""
     pattern = _PACKAGE.get(os_family)
     return pattern % kernel if pattern and kernel else ""
 
 
-def headers_query(os_family, package):
+def headers_query(os_family: str, package: str) -> list[str] | None:
     """argv that asks the package manager (from its cache, read-only) about `package`, or None."""
     if not package:
         return None
@@ -29,7 +30,7 @@ def headers_query(os_family, package):
     return None
 
 
-def headers_installable(os_family, rc, stdout):
+def headers_installable(os_family: str, rc: int | None, stdout: str) -> bool | str:
     """True / False from the query's answer; "unknown" where nothing could be asked.
 
     apt-cache policy prints `Candidate: <version>` for an installable package and
@@ -46,7 +47,7 @@ def headers_installable(os_family, rc, stdout):
     return "unknown"
 
 
-def package_lists_present(os_family, apt_lists, dnf_cache):
+def package_lists_present(os_family: str, apt_lists: str, dnf_cache: str) -> bool:
     """Whether the package manager has lists to answer from (False: its "no such package" means nothing).
 
     A fresh image or host carries no apt lists (apt-get update has not run) and no dnf metadata
@@ -68,7 +69,8 @@ def _names(directory):
         return []
 
 
-def headers_report(os_family, kernel, modules_root, query_result, lists_present=True):
+def headers_report(os_family: str, kernel: str, modules_root: str, query_result: tuple[int, str] | None,
+                   lists_present: bool = True) -> dict[str, Any]:
     """The preflight fact for the kernel headers.
 
     query_result is (rc, stdout) of headers_query's command, or None when it was not run;

@@ -16,12 +16,15 @@ No Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
 
 VERDICTS = ("native", "ptx_jit", "none")  # best first
 
 
-def parse_image(entry):
+def parse_image(entry: str) -> dict[str, Any] | None:
     """"sm_90a" -> {"name", "kind": "sass"|"ptx", "capability": (9, 0), "variant": ""|"a"|"f"}.
 
     Returns None for entries that are not CUDA images (ROCm gfx names, typos).
@@ -41,7 +44,7 @@ def parse_image(entry):
     return {"name": name, "kind": kind, "capability": capability, "variant": variant}
 
 
-def images_by_kind(arch_list):
+def images_by_kind(arch_list: Iterable[str]) -> dict[str, list[str]]:
     """torch.cuda.get_arch_list() sorted by kind: {"sass": [...], "ptx": [...], "other": [...]}, each in
     the order torch lists them."""
     split = {"sass": [], "ptx": [], "other": []}
@@ -51,7 +54,7 @@ def images_by_kind(arch_list):
     return split
 
 
-def image_runs_on(image, capability):
+def image_runs_on(image: Mapping[str, Any], capability: tuple[int, int]) -> bool:
     """Whether `image` (from parse_image) can run on a GPU of `capability` (major, minor)."""
     major, minor = capability
     img_major, img_minor = image["capability"]
@@ -69,7 +72,7 @@ def _best(images, capability):
     return usable[0]["name"] if usable else None
 
 
-def kernel_image_verdict(arch_list, capability):
+def kernel_image_verdict(arch_list: Sequence[str], capability: str | tuple[int, int] | None) -> dict[str, Any]:
     """Verdict for a GPU of `capability` ("12.0", "sm_120" or (12, 0)) and a torch arch list.
 
     Returns {"verdict": native|ptx_jit|none, "image": matched entry or None,
@@ -101,6 +104,6 @@ def kernel_image_verdict(arch_list, capability):
     }
 
 
-def verdict_at_least(verdict, minimum):
+def verdict_at_least(verdict: str, minimum: str) -> bool:
     """Whether `verdict` is as good as `minimum` (native > ptx_jit > none)."""
     return VERDICTS.index(verdict) <= VERDICTS.index(minimum)

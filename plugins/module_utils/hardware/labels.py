@@ -16,6 +16,9 @@ No Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability, sm_string
 
 
@@ -25,17 +28,17 @@ def _sm(gpu):
     return sm_string(*parse_capability(value)) if value else None
 
 
-def gpu_label(gpu):
+def gpu_label(gpu: Mapping[str, Any]) -> str:
     """"GPU 0 (NVIDIA GeForce RTX 5090, sm_120)"; the PCI bus id stands in for a missing index."""
     where = gpu.get("index") if gpu.get("index") is not None else gpu.get("pci_bus_id", "?")
     return "GPU %s (%s, %s)" % (where, gpu.get("name") or "unknown GPU", _sm(gpu) or "capability unknown")
 
 
-def model_label(gpu):
+def model_label(gpu: Mapping[str, Any]) -> str:
     """"NVIDIA GeForce RTX 5090 (sm_120)"."""
     return "%s (%s)" % (gpu.get("name") or "GPU", _sm(gpu) or "capability unknown")
 
 
-def slot_label(gpu):
+def slot_label(gpu: Mapping[str, Any]) -> str:
     """"GPU 0 (NVIDIA H100 80GB HBM3, 0000:18:00.0)"."""
     return "GPU %s (%s, %s)" % (gpu.get("index"), gpu.get("name") or "unknown model", gpu.get("pci_bus_id") or "?")

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
 
 AER_FILES = (("correctable", "aer_dev_correctable"), ("nonfatal", "aer_dev_nonfatal"), ("fatal", "aer_dev_fatal"))
 
 
-def parse_aer(text):
+def parse_aer(text: str) -> int | None:
     """The error count of one aer_dev_* file: its TOTAL_* line, else the sum of its lines; None when no line
     holds a count."""
     total, summed, seen = None, 0, False
@@ -47,7 +49,7 @@ def _read(path):
         return handle.read()
 
 
-def read_aer(bus_id, root="/sys", reader=_read):
+def read_aer(bus_id: str, root: str = "/sys", reader: Callable[[str], str] = _read) -> dict[str, int | None] | None:
     """{correctable, nonfatal, fatal} counts of the PCI function `bus_id` (None for a file that holds no
     count), or None when sysfs has no AER file for it."""
     base = os.path.join(root, "bus", "pci", "devices", normalize_bus_id(bus_id) or "")
@@ -63,7 +65,7 @@ def read_aer(bus_id, root="/sys", reader=_read):
     return counts if found else None
 
 
-def read_counters(nvml, handle, root="/sys"):
+def read_counters(nvml: Any, handle: object, root: str = "/sys") -> dict[str, Any]:
     """{bus_id, pcie_replay (None when NVML cannot tell), aer (read_aer())} of one GPU."""
     try:
         bus = nvml.nvmlDeviceGetPciInfo(handle).busId
@@ -83,7 +85,7 @@ def _change(before, after):
     return {"before": before, "after": after, "delta": after - before}
 
 
-def counter_changes(before, after):
+def counter_changes(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, Any]:
     """{bus_id, pcie_replay: {before, after, delta}, aer: {correctable, nonfatal, fatal: {before, after,
     delta}} or None}: what changed between two read_counters() readings (delta None where either is unknown);
     None without a first reading."""

@@ -9,6 +9,9 @@ becomes None instead of failing the whole fact set.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import capability_facts
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
@@ -20,7 +23,7 @@ def _text(value):
     return value
 
 
-def nvml_error_text(err):
+def nvml_error_text(err: BaseException) -> str:
     """"NVMLError_DriverNotLoaded: Driver Not Loaded" for an NVML exception."""
     return "%s: %s" % (type(err).__name__, err)
 
@@ -43,7 +46,7 @@ def _mode(value):
     return bool(value)
 
 
-def nvml_gpu(nvml, index):
+def nvml_gpu(nvml: Any, index: int) -> dict[str, Any]:
     """Facts for GPU `index` (NVML order, which is PCI bus order)."""
     handle = nvml.nvmlDeviceGetHandleByIndex(index)
     pci = _query(nvml, "nvmlDeviceGetPciInfo", handle)
@@ -86,7 +89,7 @@ def nvml_gpu(nvml, index):
     return gpu
 
 
-def nvml_session(nvml, *readers):
+def nvml_session(nvml: Any, *readers: Callable[[Any], Any]) -> list[Any]:
     """Initialise NVML once, call each reader(nvml) in turn, shut NVML down; the readers' answers, in order.
 
     NVML initialisation errors (driver not loaded, library not found) propagate as nvml.NVMLError for the
@@ -101,7 +104,7 @@ def nvml_session(nvml, *readers):
             pass
 
 
-def read_snapshot(nvml):
+def read_snapshot(nvml: Any) -> dict[str, Any]:
     """The driver and every GPU of an initialised NVML: {"driver_version", "cuda_driver_version" (int, e.g.
     13000), "gpus"}."""
     driver = _text(nvml.nvmlSystemGetDriverVersion())
@@ -112,12 +115,13 @@ def read_snapshot(nvml):
     return {"driver_version": driver, "cuda_driver_version": cuda, "gpus": gpus}
 
 
-def nvml_snapshot(nvml):
+def nvml_snapshot(nvml: Any) -> dict[str, Any]:
     """Initialise NVML, read the driver and every GPU (read_snapshot), shut NVML down."""
     return nvml_session(nvml, read_snapshot)[0]
 
 
-def merge_with_sysfs(nvml_list, sysfs_list):
+def merge_with_sysfs(nvml_list: Sequence[Mapping[str, Any]],
+                     sysfs_list: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """NVML's GPUs, then any NVIDIA GPU on the PCI bus that NVML did not report.
 
     A GPU the driver failed to initialise (e.g. a Blackwell card under the proprietary

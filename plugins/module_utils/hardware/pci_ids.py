@@ -12,6 +12,7 @@ Unknown ids are reported as such; the table never guesses. Ids and names follow 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product
 
@@ -118,7 +119,7 @@ _BRACKETED = re.compile(r"\[(.+)\]")
 _cache = {}
 
 
-def parse_pci_ids(text, vendor=NVIDIA_VENDOR_ID):
+def parse_pci_ids(text: str, vendor: int = NVIDIA_VENDOR_ID) -> dict[int, str]:
     """{device id: name} of one vendor in pci.ids text; "GB202 [GeForce RTX 5090]" -> "NVIDIA GeForce RTX 5090".
 
     A device line without a marketing name in brackets ("GH100") keeps the chip name.
@@ -142,7 +143,7 @@ def parse_pci_ids(text, vendor=NVIDIA_VENDOR_ID):
     return names
 
 
-def host_names(paths=None):
+def host_names(paths: Iterable[str] | None = None) -> dict[int, str]:
     """{device id: name} from the first readable pci.ids of the host; {} when it has none."""
     paths = PCI_IDS_PATHS if paths is None else tuple(paths)
     if paths not in _cache:
@@ -157,7 +158,7 @@ def host_names(paths=None):
     return _cache[paths]
 
 
-def lookup(device_id, names=None):
+def lookup(device_id: int, names: Mapping[int, str] | None = None) -> tuple[str, str | None, bool]:
     """Return (name, capability or None, known) for a PCI device id (int).
 
     names: {device id: name} from pci.ids; None reads the host's (host_names()). `known` says

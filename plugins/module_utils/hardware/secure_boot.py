@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 
 # efivarfs file of the global SecureBoot variable.
 EFIVAR_NAME = "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
 
-def parse_mokutil(text):
+def parse_mokutil(text: str) -> tuple[str, str]:
     """`mokutil --sb-state` output -> (state, detail)."""
     lowered = (text or "").lower()
     if "secureboot enabled" in lowered:
@@ -22,7 +23,7 @@ def parse_mokutil(text):
     return "unknown", "mokutil said: %s" % ((text or "").strip() or "nothing")
 
 
-def parse_efivar(data):
+def parse_efivar(data: bytes | None) -> tuple[str, str]:
     """efivarfs content (4 attribute bytes, then the value byte) -> (state, detail)."""
     if data is None or len(data) < 5:
         return "unknown", "EFI SecureBoot variable unreadable or too short"
@@ -34,8 +35,8 @@ def parse_efivar(data):
     return "unknown", "EFI variable SecureBoot=%d" % value
 
 
-def secure_boot_state(mokutil_output=None, efivar_data=None, efi_dir_exists=False,
-                      firmware_dir_entries=()):
+def secure_boot_state(mokutil_output: str | None = None, efivar_data: bytes | None = None, efi_dir_exists: bool = False,
+                      firmware_dir_entries: Iterable[str] = ()) -> dict[str, str]:
     """Decide the Secure Boot state from what could be read.
 
     Order: mokutil output when mokutil ran; the EFI variable when the firmware is EFI;
@@ -68,7 +69,7 @@ def _read_bytes(path):
         return None
 
 
-def read_secure_boot(mokutil_output=None, firmware_dir="/sys/firmware"):
+def read_secure_boot(mokutil_output: str | None = None, firmware_dir: str = "/sys/firmware") -> dict[str, str]:
     """Read the firmware's view (EFI variable, BIOS or hidden) and decide with secure_boot_state.
 
     mokutil_output is what `mokutil --sb-state` printed (None when mokutil is not installed).
@@ -86,7 +87,8 @@ def read_secure_boot(mokutil_output=None, firmware_dir="/sys/firmware"):
     )
 
 
-def run_mokutil(get_bin_path, run_command):
+def run_mokutil(get_bin_path: Callable[[str], str | None],
+                run_command: Callable[..., tuple[int, str, str]] | None) -> str | None:
     """What `mokutil --sb-state` printed (stdout and stderr), or None when mokutil is not installed.
 
     get_bin_path and run_command are AnsibleModule's methods (passed in, so this stays testable).

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import product_line
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import (
@@ -33,7 +34,7 @@ def _hex(value):
         return None
 
 
-def pcie_gen_from_speed(text):
+def pcie_gen_from_speed(text: str | None) -> int | None:
     """"32.0 GT/s PCIe" -> 5; "Unknown" or None -> None."""
     if not text:
         return None
@@ -47,7 +48,7 @@ def _int(value):
         return None
 
 
-def normalize_bus_id(bus_id):
+def normalize_bus_id(bus_id: str) -> str:
     """NVML's "00000000:18:00.0" and sysfs' "0000:18:00.0" -> "0000:18:00.0" (lower case)."""
     if not bus_id:
         return None
@@ -57,7 +58,7 @@ def normalize_bus_id(bus_id):
     return "%04x:%s" % (int(domain, 16), rest)
 
 
-def sysfs_gpu(path, bus_id):
+def sysfs_gpu(path: str, bus_id: str) -> dict[str, Any] | None:
     """Facts for one PCI function directory, or None when it is not an NVIDIA GPU."""
     vendor = _hex(_read(os.path.join(path, "vendor")))
     pci_class = _hex(_read(os.path.join(path, "class")))
@@ -97,7 +98,7 @@ def sysfs_gpu(path, bus_id):
     return gpu
 
 
-def sysfs_gpus(sys_root="/sys"):
+def sysfs_gpus(sys_root: str = "/sys") -> list[dict[str, Any]]:
     """Every NVIDIA display/3D controller under sys_root/bus/pci/devices, in bus order."""
     base = os.path.join(sys_root, "bus", "pci", "devices")
     try:

@@ -19,6 +19,8 @@ Pure data and lookups, no Ansible import.
 """
 from __future__ import annotations
 
+from typing import Any
+
 FP8, FP8_FP16_ACCUMULATE, FP4 = "fp8", "fp8_fp16acc", "fp4"
 KINDS = (FP8, FP8_FP16_ACCUMULATE, FP4)
 # NVFP4 tensor math from this compute capability on (Blackwell).
@@ -89,12 +91,12 @@ PEAKS = {
 }
 
 
-def low_precision_peak(name, kind):
+def low_precision_peak(name: str | None, kind: str) -> dict[str, Any] | None:
     """{value, source, derived} of `kind` for a product (exact model name, surrounding spaces ignored), or None."""
     figure = PEAKS.get((name or "").strip(), {}).get(kind)
     return dict(figure) if figure else None
 
 
-def product_peaks(name):
+def product_peaks(name: str) -> dict[str, dict[str, Any]]:
     """{kind: {value, source, derived}} of every low-precision figure a product has ({} for none)."""
     return dict((kind, dict(figure)) for kind, figure in PEAKS.get((name or "").strip(), {}).items())

@@ -19,6 +19,9 @@ Python 3.9, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.sysfs_gpus import normalize_bus_id
 
 MAX_LINKS = 18  # NVML_NVLINK_MAX_LINKS of nvml.h (Hopper and Blackwell: 18)
@@ -34,7 +37,7 @@ NVLINK_VERSIONS = {1: "1.0", 2: "2.0", 3: "2.2", 4: "3.0", 5: "3.1", 6: "4.0", 7
 PER_LINK_GBPS = {"1.0": 20.0, "2.0": 25.0, "2.2": 25.0, "3.0": 25.0, "3.1": 25.0, "4.0": 25.0, "5.0": 50.0}
 
 
-def nvlink_version(value):
+def nvlink_version(value: int | None) -> str | None:
     """"4.0" for NVML's NVML_NVLINK_VERSION_4_0 (6); None for 0 (invalid) or a value NVML did not give."""
     return NVLINK_VERSIONS.get(value) if isinstance(value, int) else None
 
@@ -51,7 +54,7 @@ def _remote(nvml, handle, link):
     return None if bus in (None, UNKNOWN_REMOTE) else bus
 
 
-def read_links(nvml, handle):
+def read_links(nvml: Any, handle: object) -> list[dict[str, Any]] | None:
     """[{link, state (1 active, 0 inactive), version ("4.0" or None), remote (bus id or None)}] of the links
     NVML lists on one GPU; [] for a GPU without NVLink; None for an nvidia-ml-py without the calls."""
     if not hasattr(nvml, "nvmlDeviceGetNvLinkState"):
@@ -78,7 +81,7 @@ def _p2p_nvlink(nvml, handle, other):
         return None
 
 
-def read_topology(nvml):
+def read_topology(nvml: Any) -> list[dict[str, Any]]:
     """Per GPU of an initialised NVML, in NVML order: {nvlink: read_links(), nvlink_p2p: the bus ids of the
     GPUs NVML reports P2P over NVLink with (None when it could not tell), nvlink_remote_gpus: the link numbers
     whose far end is another GPU of this host}."""
@@ -138,7 +141,8 @@ def _pcie_pair(src, dst, label, pcie_rate):
                 % (slower.get("pcie_gen_max"), slower.get("pcie_width_max"), label))
 
 
-def pair(src, dst, pcie_rate):
+def pair(src: Mapping[str, Any], dst: Mapping[str, Any],
+         pcie_rate: Callable[[int | None, int | None], float | None]) -> dict[str, Any]:
     """{link: "nvlink" | "pcie", nvlink_version, links, per_link_gbps, expected_gbps (one direction, nominal;
     None when unknown), route ("direct", "switch_or_unreported" or "pcie"), basis (how it was found), note (how
     the links were told apart where no link names the peer, else None)} between
@@ -157,7 +161,8 @@ def pair(src, dst, pcie_rate):
             "basis": "NVLink %s x %d active links x %g GB/s" % (versions[0], len(links), per_link)}
 
 
-def topology(gpus, pcie_rate):
+def topology(gpus: Sequence[Mapping[str, Any]],
+             pcie_rate: Callable[[int | None, int | None], float | None]) -> dict[str, Any]:
     """{pairs: {"0->1": pair()}, nvlink: [{gpu, link, state, version, remote}]} of GPUs given as pair() takes
     them (`index`: the GPU's number in the benchmark), every ordered pair."""
     pairs, links = {}, []
@@ -171,7 +176,7 @@ def topology(gpus, pcie_rate):
     return {"pairs": pairs, "nvlink": links}
 
 
-def ring_expectation(pairs):
+def ring_expectation(pairs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | None:
     """{expected_gbps, pair, basis} of an all-reduce over the GPUs of `pairs` (topology()'s), or None.
 
     A ring all-reduce moves 2(n-1)/n of the buffer through every GPU's outgoing link, one step at a time,

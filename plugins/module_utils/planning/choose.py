@@ -22,6 +22,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.kernel_
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import gpu_label
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import (
     TABLE, catalog_versions, channels, companions_of, line_of, newest_of_line, table_catalog)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     COMPANIONS, channel_cuda, channel_sass, parse_version)
 
@@ -97,7 +98,7 @@ def working_builds(catalog, gpus, driver, parse=versions.parse, limit=4):
 
 def pick_channel(catalog, version, gpus, driver_cuda, method="wheel", parse=versions.parse):
     """The channel of `version` a plan takes when none was given: the newest CUDA with native kernels for
-    every GPU that the driver supports. {"channel", "reason"} or {"error"} naming builds that would work;
+    every GPU that the driver supports. {"channel", "reason"}, or PlanError naming builds that would work;
     method auto falls back to the newest channel the driver supports (the plan then builds from source)."""
     driver = parse_cuda(driver_cuda, parse)
     offered = [c for c in channels(catalog, version) if channel_cuda(c)]
@@ -112,13 +113,13 @@ def pick_channel(catalog, version, gpus, driver_cuda, method="wheel", parse=vers
     runnable = [c for c in offered if _driver_ok(c, driver)]
     if method == "auto" and runnable:
         return {"channel": sorted(runnable, key=channel_cuda)[-1], "reason": ""}
-    return {"error": "torch %s has no build %s with native kernels for %s that driver CUDA %s supports (its builds: "
-                     "%s). Nothing was installed. Builds that would work: %s; or pytorch_install_method: source"
-                     % (version, _where(catalog), ", ".join(gpu_label(g) for g in gpus) or "these GPUs",
-                        cuda_text(driver) or "unknown",
-                        ", ".join("%s (%s)" % (c, " ".join(channel_sass(c)) or "no known SASS")
-                                  for c in channels(catalog, version)) or "none",
-                        _would_work(catalog, gpus, driver, parse))}
+    raise PlanError("torch %s has no build %s with native kernels for %s that driver CUDA %s supports (its builds: "
+                    "%s). Nothing was installed. Builds that would work: %s; or pytorch_install_method: source"
+                    % (version, _where(catalog), ", ".join(gpu_label(g) for g in gpus) or "these GPUs",
+                       cuda_text(driver) or "unknown",
+                       ", ".join("%s (%s)" % (c, " ".join(channel_sass(c)) or "no known SASS")
+                                 for c in channels(catalog, version)) or "none",
+                       _would_work(catalog, gpus, driver, parse)))
 
 
 def _would_work(catalog, gpus, driver, parse):
@@ -140,7 +141,7 @@ def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=vers
     supports, skipping lines where a wanted companion's version is unknown and passing over those where the
     index has none of it (a torch without a companion is only planned when pytorch_version names it).
 
-    Returns {"version", "channel", "reason", "warnings"} or {"error"}: warnings names the newer torch releases
+    Returns {"version", "channel", "reason", "warnings"} or raises PlanError: warnings names the newer torch releases
     passed over for a missing companion (one sentence, none when nothing was). Without a known driver CUDA
     version the driver is not held against any channel (the reason says so). catalog: planning.catalog (the
     version table when None).
@@ -175,14 +176,14 @@ def default_version(gpus=(), driver_cuda=None, companions=COMPANIONS, parse=vers
         return {"version": version, "channel": channel, "reason": reason, "warnings": [_passed_over(bare, version, catalog)]
                 if bare else []}
     if bare:
-        return {"error": "no torch release %s has every companion of pytorch_companions (%s) with a build for %s that "
-                         "driver CUDA %s supports: torch %s. Nothing was installed. Leave what is missing out of "
-                         "pytorch_companions, or install the newest torch without it: %s"
-                         % (_where(catalog), ", ".join(companions), ", ".join(gpu_label(g) for g in gpus) or "these GPUs",
-                            cuda_text(driver) or "unknown", _lacking(bare), _pin_command(bare[0][0]))}
-    return {"error": "no torch release %s has a channel with native kernels for %s that driver CUDA %s "
-                     "supports: update the NVIDIA driver or set pytorch_version and pytorch_cuda_channel"
-                     % (_where(catalog), ", ".join(gpu_label(g) for g in gpus) or "these GPUs", cuda_text(driver) or "unknown")}
+        raise PlanError("no torch release %s has every companion of pytorch_companions (%s) with a build for %s that "
+                        "driver CUDA %s supports: torch %s. Nothing was installed. Leave what is missing out of "
+                        "pytorch_companions, or install the newest torch without it: %s"
+                        % (_where(catalog), ", ".join(companions), ", ".join(gpu_label(g) for g in gpus) or "these GPUs",
+                           cuda_text(driver) or "unknown", _lacking(bare), _pin_command(bare[0][0])))
+    raise PlanError("no torch release %s has a channel with native kernels for %s that driver CUDA %s "
+                    "supports: update the NVIDIA driver or set pytorch_version and pytorch_cuda_channel"
+                    % (_where(catalog), ", ".join(gpu_label(g) for g in gpus) or "these GPUs", cuda_text(driver) or "unknown"))
 
 
 def _lacking(bare):
@@ -201,7 +202,7 @@ def _passed_over(bare, chosen, catalog):
 
 
 def resolve_version(requested, parse=versions.parse, catalog=None):
-    """"2.9.1" / "2.9" (newest patch) / "2.9.1+cu128" -> {"version", "channel" or None} or {"error"}."""
+    """"2.9.1" / "2.9" (newest patch) / "2.9.1+cu128" -> {"version", "channel" or None}; PlanError for a version not there."""
     catalog = catalog or table_catalog(parse)
     text = str(requested).strip()
     parsed = parse_version(text, parse)
@@ -210,12 +211,12 @@ def resolve_version(requested, parse=versions.parse, catalog=None):
     if not parsed or parsed["public"] not in catalog["torch"]:
         known = ", ".join(catalog_versions(catalog, parse))
         if catalog["source"] == TABLE:
-            return {"error": "torch %s is not in the version matrix; known versions: %s (set pytorch_version to one "
-                             "of them, or extend plugins/module_utils/planning/matrix.py)" % (text, known)}
-        return {"error": "torch %s is not %s for this Python and platform; it has %s" % (
-            text, _where(catalog), ", ".join(catalog.get("listed") or ()) or known or "no torch wheels")}
+            raise PlanError("torch %s is not in the version matrix; known versions: %s (set pytorch_version to one "
+                            "of them, or extend plugins/module_utils/planning/matrix.py)" % (text, known))
+        raise PlanError("torch %s is not %s for this Python and platform; it has %s" % (
+            text, _where(catalog), ", ".join(catalog.get("listed") or ()) or known or "no torch wheels"))
     local = text.partition("+")[2]
     if local and not parsed["channel"]:
-        return {"error": "torch %s: the local label %s is not a wheel channel (cuXYZ); give the channel in "
-                         "pytorch_cuda_channel" % (text, local)}
+        raise PlanError("torch %s: the local label %s is not a wheel channel (cuXYZ); give the channel in "
+                        "pytorch_cuda_channel" % (text, local))
     return {"version": parsed["public"], "channel": parsed["channel"]}

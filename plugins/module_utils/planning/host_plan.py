@@ -11,10 +11,10 @@ pip will read (index_source): the wheelhouse when there is one (pip gets --no-in
 else the channel index <pytorch_channel_base_url>/<channel>, whose channel comes from the version table's plan
 (download.pytorch.org serves one build per index; index_args). A source build and a module given no index keep
 the version table's plan. For pytorch_install_method auto, fallback_args names the source plan of the same
-release the gate falls back to.
+release the role falls back to when the wheels fail the CUDA check (torch_cuda_check).
 
 The module reads the host (interpreter version, paths, nvcc, the hashes file) and passes what it read
-here; everything below is pure. A refusal is returned as {"error": message}, the role's message as is.
+here; everything below is pure. A refusal is raised as planning.errors.PlanError, the role's message as is.
 Runs on the target: Python 3.9, no packaging. No Ansible import.
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inpu
     ABSOLUTE, CONTROLLER, DIRECTORY, FILE, path_problems)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.value_inputs import text_problems, url_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import resolve, role_messages, role_steps, source_build
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
 
 MIN_PYTHON = (3, 10)
@@ -188,19 +189,19 @@ def check_host(params, python_version_output, path_stats, nvcc_output, tls=None,
     (checked for a certificate and a key, never returned); uv_found: whether params["uv"] is an executable
     file (only read when params["installer"] is "uv").
 
-    Returns {"error": refusal} or {"error": None, "python_version", "builds", "toolkit_cuda", "args"}: args
-    are resolve.resolve_stack's arguments for the version table's plan of the request.
+    Returns {"python_version", "builds", "toolkit_cuda", "args"}: args are resolve.resolve_stack's arguments for
+    the version table's plan of the request; raises PlanError with a refusal.
     """
     release = python_release(python_version_output)
     refusal = python_refusal(params["python"], release)
     if refusal:
-        return {"error": refusal}
+        raise PlanError(refusal)
     missing = role_messages.missing_paths(path_stats, params["host"])
     if missing:
-        return {"error": " ".join(missing)}
+        raise PlanError(" ".join(missing))
     refusal = installer_refusal(params, uv_found) or access_refusal(params, tls, client_cert_text)
     if refusal:
-        return {"error": refusal}
+        raise PlanError(refusal)
     builds = not params["build_host"] or params["build_host"] == params["host"]
     toolkit = None
     if nvcc_output is not None:
@@ -209,7 +210,7 @@ def check_host(params, python_version_output, path_stats, nvcc_output, tls=None,
                 torchvision=params["torchvision"], torchaudio=params["torchaudio"], companions=params["companions"],
                 gpus=params["gpus"], driver_cuda=params["driver_cuda"] or None, toolkit_cuda=toolkit,
                 local_label=params["local_label"], cuda_home=params["cuda_home"])
-    return {"error": None, "python_version": release, "builds": builds, "toolkit_cuda": toolkit, "args": args}
+    return {"python_version": release, "builds": builds, "toolkit_cuda": toolkit, "args": args}
 
 
 def index_args(args, table_plan, confirm):
@@ -222,10 +223,22 @@ def index_args(args, table_plan, confirm):
 
 def fallback_args(params, args, plan):
     """resolve_stack's arguments for the source plan of the same release, which method auto falls back to
-    when its wheels fail the gate; None for any other request or plan (a refused one included)."""
+    when its wheels fail the CUDA check (torch_cuda_check); None for any other request or plan (a refused one included)."""
     if params["method"] != "auto" or plan.get("error") is not None or plan["method"] != "wheel":
         return None
     return dict(args, version=plan["torch"], channel=plan["channel"] or "", method="source", builds=True)
+
+
+def fallback_plan(params, args, plan):
+    """The source plan of fallback_args, or None: a fallback that cannot work is no refusal of the request (the
+    wheels may pass the CUDA check), so its PlanError is kept as the plan's "error", which the check's failure names."""
+    fallback = fallback_args(params, args, plan)
+    if fallback is None:
+        return None
+    try:
+        return resolve.resolve_stack(**fallback)
+    except PlanError as refused:
+        return {"error": str(refused)}
 
 
 def after_plan(params, checked, plan, fallback=None, hashes_text=""):
@@ -235,17 +248,15 @@ def after_plan(params, checked, plan, fallback=None, hashes_text=""):
     fallback: the source plan of fallback_args (its own "error" when it cannot work), or None; hashes_text:
     the text of params["hashes_file"], which must pin exactly the plan's pins.
 
-    Returns {"error": refusal} or {"error": None, "plan", "summary", "fallback", "builds", "toolkit_cuda",
-    "python_version"}.
+    Returns {"plan", "summary", "fallback", "builds", "toolkit_cuda", "python_version"}; raises PlanError with a
+    refusal.
     """
-    if plan["error"] is not None:
-        return {"error": plan["error"]}
     refusal = (build_host_refusal(plan, params["build_host"], params["play_hosts"])
                or hashes_refusal(params.get("hashes_file"), hashes_text, plan["pins"]))
     if refusal:
-        return {"error": refusal}
+        raise PlanError(refusal)
     summary = "%s; planned from %s" % (role_messages.plan_summary(plan), role_messages.plan_origin(plan))
-    return {"error": None, "plan": plan, "summary": summary, "fallback": fallback, "builds": checked["builds"],
+    return {"plan": plan, "summary": summary, "fallback": fallback, "builds": checked["builds"],
             "toolkit_cuda": checked["toolkit_cuda"], "python_version": checked["python_version"]}
 
 

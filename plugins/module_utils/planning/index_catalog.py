@@ -23,6 +23,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common import ve
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import redact
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import inputs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import table_catalog
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import COMPANIONS, parse_version
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import classify as wheel_class
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import Fetcher, IndexUnreachable
@@ -131,8 +132,8 @@ def read_catalog(index_url="", python_tag="cp311", platform="x86_64", version=""
     CPython `python_tag` on Linux `platform` and the requested `version`; the version table when index_url is
     empty, or, with offline_fallback, when the index cannot be read (a warning says so).
 
-    Returns {"error": message} (an input that is not valid, or an unreadable index: the message names the URL,
-    the error and the variables to set) or {"error": None, "catalog", "warnings", "index"}: index is
+    Raises PlanError (an input that is not valid, or an unreadable index: the message names the URL, the error
+    and the variables to set); returns {"catalog", "warnings", "index"}: index is
     {"url", "requests", "seconds", "read"} (the URL without its password) when the index was read, else None.
     with_index() puts the warnings and the index into the plan made from the catalog.
     proxy: an http(s) proxy URL for every request (else the proxy environment variables); ca_path, client_cert,
@@ -145,8 +146,8 @@ def read_catalog(index_url="", python_tag="cp311", platform="x86_64", version=""
         if str(index_url or "").strip() and "://" not in str(index_url):
             index_url = inputs.as_path(index_url, "pytorch_wheelhouse")
     except ValueError as exc:
-        return {"error": str(exc)}
-    table = {"error": None, "catalog": table_catalog(), "warnings": [], "index": None}
+        raise PlanError(str(exc)) from exc
+    table = {"catalog": table_catalog(), "warnings": [], "index": None}
     if not str(index_url or "").strip():
         return table
     fetch = fetch or Fetcher(index_url, timeout, proxy=proxy, ca_path=ca_path, client_cert=client_cert,
@@ -157,11 +158,12 @@ def read_catalog(index_url="", python_tag="cp311", platform="x86_64", version=""
                                 [n for n in wanted if n in COMPANIONS])
     except (IndexUnreachable, ValueError) as exc:
         if not offline_fallback or isinstance(exc, ValueError):
-            return {"error": str(exc)}
+            raise PlanError(str(exc)) from exc
         return dict(table, warnings=["%s; planned from the version table instead" % exc])
     except Exception as exc:  # a page or wheel this reader cannot parse
-        return {"error": redact("package index %s could not be read: %s: %s" % (index_url, type(exc).__name__, exc))}
-    return {"error": None, "catalog": catalog, "warnings": [],
+        raise PlanError(redact("package index %s could not be read: %s: %s" % (
+            index_url, type(exc).__name__, exc))) from exc
+    return {"catalog": catalog, "warnings": [],
             "index": {"url": redact(index_url), "requests": fetch.requests,
                       "seconds": round(time.time() - started, 3), "read": catalog["read"]}}
 

@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The pytorch_plan question as one function: its options, the refusals of the request, the host read (the
-interpreter, the paths, nvcc for a source build), the plan from the index pip reads, and whether the stage is
-already as asked. The pytorch_plan module and the preflight probe (preflight_facts' `pytorch` option, which answers
-the PyTorch stage of site.yml in its own call: planning/stage_answer.py) both ask it here.
+"""The pytorch_plan question as one function (its options: plugins/module_utils/stages/): the refusals of the request,
+the host read (the interpreter, the paths, nvcc for a source build), the plan from the index pip reads, and whether
+the stage is already as asked. The pytorch_plan module and the preflight probe (preflight_facts' `pytorch` option,
+which answers the PyTorch stage of site.yml in its own call: stages/pytorch.py) both ask it here.
 
 `run(argv)` runs a read-only command and returns (rc, stdout, stderr) (program_run.runner); `warn(text)`. No
 Ansible import: the index is read through ansible.module_utils.urls by wheel_index, imported only when a plan is
@@ -19,56 +19,9 @@ import stat
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan, resolve
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import adopted_before
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
-
-# What the preflight probe supplies itself when it answers the question; and what it fills from its own reading
-# (the GPUs, the loaded driver's CUDA version) when the option is left out (None).
-PROBE_SUPPLIED = ("host", "user")
-PROBE_FILLED = ("gpus", "driver_cuda")
-
-
-class PlanCallError(Exception):
-    """The request cannot be planned (no interpreter there, a refusal of the plan): the call fails with the message,
-    and `result` holds what was answered before (converged, standing, refusals, ...)."""
-
-    def __init__(self, msg, result):
-        super().__init__(msg)
-        self.result = result
-
-
-def argument_spec():
-    """The pytorch_plan module's options (the preflight probe validates its `pytorch` option against them)."""
-    return dict(
-        # raw: a version YAML read as a number (2.10 as 2.1) is refused (host_plan.input_refusals), not made text
-        python=dict(type="path", required=True), version=dict(type="raw", default=""),
-        channel=dict(type="raw", default=""), torchvision=dict(type="raw", default=""),
-        torchaudio=dict(type="raw", default=""),
-        companions=dict(type="list", elements="str", choices=["torchvision", "torchaudio"],
-                        default=["torchvision", "torchaudio"]),
-        gpus=dict(type="list", elements="dict", default=[]), driver_cuda=dict(type="str", default=""),
-        method=dict(type="str", choices=["wheel", "source", "auto"], default="wheel"),
-        local_label=dict(type="bool", default=True), cuda_home=dict(type="path", default="/usr/local/cuda"),
-        wheelhouse=dict(type="path", default=""), constraints_file=dict(type="path", default=""),
-        hashes_file=dict(type="path", default=""), host=dict(type="str", required=True),
-        build_host=dict(type="str", default=""), play_hosts=dict(type="list", elements="str", default=[]),
-        index=dict(type="str", default=""), channel_base=dict(type="str", default=""),
-        extra_indexes=dict(type="list", elements="str", default=[]),
-        proxy=dict(type="str", default="", no_log=True), offline_fallback=dict(type="bool", default=False),
-        index_timeout=dict(type="int", default=30), built_wheelhouse=dict(type="path", default=""),
-        ca_path=dict(type="path", default=""), client_cert=dict(type="path", default=""),
-        trusted_hosts=dict(type="list", elements="str", default=[]),
-        pip_extra_args=dict(type="list", elements="str", default=[], no_log=False),
-        installer=dict(type="str", choices=["uv", "pip"], default="pip"), uv=dict(type="path", default=""),
-        # in a check run, the uv the play's tools role would install before this stage: its absence is no refusal
-        uv_pending=dict(type="path", default=""),
-        root=dict(type="path", default=""), keep=dict(type="int", default=2), user=dict(type="dict", default={}),
-        adopt_path=dict(type="path", default=""), profile_path=dict(type="path", default=""),
-        profile_content=dict(type="str", default=""), check_results=dict(type="path", default=""),
-        check_code=dict(type="str", default=""), check_cuda_home=dict(type="path", default="/usr/local/cuda"),
-        check_force=dict(type="bool", default=False), check_alias=dict(type="path", default=""),
-        check_output_dirs=dict(type="dict", default={}), check_collection_version=dict(type="str", default=""),
-        paths=dict(type="dict", default={}))
 
 
 def secrets(params):
@@ -98,7 +51,7 @@ def pem_text(path):
 
 
 def answer(params, run, warn, check_mode=False):
-    """pytorch_plan's result for the validated options; raises PlanCallError with the message the module fails
+    """pytorch_plan's result for the validated options; raises PlanError (planning/errors.py) with the message the module fails
     with. The request's refusals (keep, root, the inputs alone: host_plan.input_refusals) come back in `refusals`
     and `msg` without raising."""
     refusals = (converged.role_refusals(params["keep"], params["user"], params["host"])
@@ -123,25 +76,29 @@ def answer(params, run, warn, check_mode=False):
 def plan_stack(params, checked, read, hashes_text=""):
     """The plan of one host after check_host (host_plan): the version table's plan, then the one from the
     catalogue read(index, version=...) reads (index_catalog.read_catalog) for the index pip reads, the auto
-    fallback's source plan and the checks after the plan (host_plan.after_plan's answer). Pure given `read`."""
+    fallback's source plan and the checks after the plan (host_plan.after_plan's answer), or PlanError with the
+    refusal. Pure given `read`."""
     args = checked["args"]
-    plan = resolve.resolve_stack(**args)
+    try:
+        plan = resolve.resolve_stack(**args)
+    except PlanError:  # the version table's refusal stands unless the index pip reads gives the plan
+        if not host_plan.index_source(params, {})[0]:
+            raise
+        plan = {}
     source, confirm = host_plan.index_source(params, plan)
     if source:
         # pylint: disable-next=import-outside-toplevel
         from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.index_catalog import with_index
         args = host_plan.index_args(args, plan, confirm)
         found = read(source, version=args["version"])
-        plan = found if found["error"] else with_index(
-            resolve.resolve_stack(catalog=found["catalog"], **args), found)
-    fallback = host_plan.fallback_args(params, args, plan)
-    return host_plan.after_plan(params, checked, plan, fallback and resolve.resolve_stack(**fallback), hashes_text)
+        plan = with_index(resolve.resolve_stack(catalog=found["catalog"], **args), found)
+    return host_plan.after_plan(params, checked, plan, host_plan.fallback_plan(params, args, plan), hashes_text)
 
 
 def plan_and_answer(params, result, run, warn):
     """Plan the stack and answer whether the host is as asked."""
     if not os.path.exists(params["python"]):
-        raise PlanCallError("pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
+        raise PlanError("pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
                             "Python 3.10 or newer." % (params["python"], params["host"]), result)
     version_output = "%s %s" % run([params["python"], "--version"])[1:]  # stderr on Python 2
     tls = access.settings(params["ca_path"], params["client_cert"], params["trusted_hosts"], params["proxy"],
@@ -156,9 +113,9 @@ def plan_and_answer(params, result, run, warn):
         with open(params["hashes_file"]) as handle:
             hashes = handle.read()
     uv_found = bool(params["uv"]) and os.path.isfile(params["uv"]) and os.access(params["uv"], os.X_OK)
-    planned = checked = host_plan.check_host(params, version_output, stats, nvcc_output, tls=tls,
-                                             client_cert_text=pem_text(tls["client_cert"]), uv_found=uv_found)
-    if not checked["error"]:
+    try:
+        checked = host_plan.check_host(params, version_output, stats, nvcc_output, tls=tls,
+                                       client_cert_text=pem_text(tls["client_cert"]), uv_found=uv_found)
         # pylint: disable-next=import-outside-toplevel
         from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import index_catalog as index_plan
         read = functools.partial(
@@ -167,11 +124,10 @@ def plan_and_answer(params, result, run, warn):
             offline_fallback=params["offline_fallback"], proxy=tls["proxy"], ca_path=tls["ca_path"],
             client_cert=tls["client_cert"], trusted_hosts=tls["trusted_hosts"])
         planned = plan_stack(params, checked, read, hashes)
-    for warning in (planned.get("plan") or {}).get("warnings") or ():
+    except PlanError as refused:
+        raise PlanError(str(refused), result) from refused
+    for warning in planned["plan"].get("warnings") or ():
         warn(warning)  # a companion left out or passed over, the offline fallback, ...: never only a clause of a line
-    error = planned.pop("error")
-    if error:
-        raise PlanCallError(error, result)
     wheelhouse = params["built_wheelhouse"]
     host_plan.mark_built_wheels(planned, os.listdir(wheelhouse) if wheelhouse and os.path.isdir(wheelhouse) else [])
     result.update(planned, hashes_text=hashes)

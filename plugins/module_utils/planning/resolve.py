@@ -19,8 +19,8 @@ read by planning.index_catalog):
   installed, or sends `auto` to a source build;
 - pins for ONE pip call, and the stack name torch-<version>-<channel>.
 
-Every function returns plain data; errors are returned as {"error": message}, never raised,
-so a role can assert on them with the message as is. Versions are read with `parse` (the
+Every function returns plain data; a refusal is raised as planning.errors.PlanError, its message
+the one the role fails with, word for word. Versions are read with `parse` (the
 target-side common.versions.parse by default; the torch_plan filter passes packaging's, see
 docs/architecture.md). No Ansible import.
 """
@@ -34,6 +34,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.choose import (
     _native, channel_verdicts, cuda_text, default_version, has_capability, parse_cuda, pick_channel, resolve_version,
     working_builds)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.install_check import expected_build
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
     COMPANIONS, channel_cuda, channel_sass, parse_version)
@@ -130,8 +131,8 @@ def _label_channel(*given):
 def resolve_stack(version="", channel="", torchvision="", torchaudio="", companions=COMPANIONS, gpus=(),
                   driver_cuda=None, method="wheel", toolkit_cuda=None, builds=True, local_label=True,
                   cuda_home="/usr/local/cuda", parse=versions.parse, catalog=None):
-    """The whole plan of one host. Returns a dict with "error" None or a message (nothing else is
-    meaningful then), and: torch, channel, cuda, companions {name: version}, pins (one pip call),
+    """The whole plan of one host, or PlanError with the refusal. Returns a dict with "error" None (a failed
+    fallback plan carries its refusal there instead: plan_call), and: torch, channel, cuda, companions {name: version}, pins (one pip call),
     expected {name: installed version to find}, stack, method (wheel|source), verdicts (per GPU,
     predicted from the channel), reason, warnings, source (the catalog planned from), notes (what the index
     reading decided), build (install_check.expected_build: what pytorch_stack checks after pip). parse: the version
@@ -142,7 +143,7 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
         given = read_inputs(version, channel, torchvision, torchaudio, companions, driver_cuda, toolkit_cuda,
                             builds, local_label)
     except ValueError as exc:
-        return {"error": str(exc)}
+        raise PlanError(str(exc)) from exc
     catalog = catalog or table_catalog(parse)
     channel, companions, driver_cuda, toolkit_cuda = (given["channel"], given["companions"], given["driver_cuda"],
                                                       given["toolkit_cuda"])
@@ -154,25 +155,21 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
             ", ".join(gpu_label(gpu) for gpu in unknown_gpus)))
     gpus = [gpu for gpu in gpus or () if has_capability(gpu)]
     if method not in METHODS:
-        return {"error": "pytorch_install_method %s is not one of %s" % (method, ", ".join(METHODS))}
+        raise PlanError("pytorch_install_method %s is not one of %s" % (method, ", ".join(METHODS)))
     unknown = [name for name in companions if name not in COMPANIONS]
     if unknown:
-        return {"error": "pytorch_companions may hold %s, not %s" % (", ".join(COMPANIONS), ", ".join(unknown))}
+        raise PlanError("pytorch_companions may hold %s, not %s" % (", ".join(COMPANIONS), ", ".join(unknown)))
     if given["version"]:
         found = resolve_version(given["version"], parse, catalog)
-        if found.get("error"):
-            return {"error": found["error"]}
         if found["channel"] and channel and found["channel"] != channel:
-            return {"error": "pytorch_version %s names channel %s but pytorch_cuda_channel is %s: give one"
-                             % (given["version"], found["channel"], channel)}
+            raise PlanError("pytorch_version %s names channel %s but pytorch_cuda_channel is %s: give one"
+                            % (given["version"], found["channel"], channel))
         channel = channel or found["channel"] or ""
         plan["torch"] = found["version"]
         plan["reason"] = "torch %s as requested%s" % (
             found["version"], "" if catalog["source"] == TABLE else " (%s)" % catalog["source"])
     else:
         choice = default_version(gpus, driver_cuda, companions, parse, catalog)
-        if choice.get("error"):
-            return {"error": choice["error"]}
         plan["torch"] = choice["version"]
         channel = channel or choice["channel"]
         plan["reason"] = choice["reason"]
@@ -183,28 +180,26 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
     channel = channel or _label_channel(given["torchvision"], given["torchaudio"])
     if source and not channel:
         if toolkit_cuda is None and given["builds"]:
-            return {"error": _no_toolkit(cuda_home)}
+            raise PlanError(_no_toolkit(cuda_home))
         channel = source_channel(torch_version, toolkit_cuda, parse, catalog) or ""
     elif not channel:
         pick = pick_channel(catalog, torch_version, gpus, driver_cuda, method, parse)
-        if pick.get("error"):
-            return {"error": pick["error"]}
         channel = pick["channel"]
         plan["reason"] += "; %s" % pick["reason"] if pick["reason"] else ""
     if channel and channel not in line_channels:
-        return {"error": "torch %s has no %s wheels; its Linux CUDA channels are %s (%s)"
-                         % (torch_version, channel, ", ".join(line_channels),
-                            "docs/domain.md section 4" if catalog["source"] == TABLE else catalog["source"])}
+        raise PlanError("torch %s has no %s wheels; its Linux CUDA channels are %s (%s)"
+                        % (torch_version, channel, ", ".join(line_channels),
+                           "docs/domain.md section 4" if catalog["source"] == TABLE else catalog["source"]))
     driver = parse_cuda(driver_cuda, parse)
     if channel and not source:
         cuda = channel_cuda(channel)
         if cuda is None:
-            return {"error": "torch %s+%s is not a CUDA build: it has no kernels for any GPU. Nothing was installed; "
-                             "set pytorch_cuda_channel to a cuXYZ channel" % (torch_version, channel)}
+            raise PlanError("torch %s+%s is not a CUDA build: it has no kernels for any GPU. Nothing was installed; "
+                            "set pytorch_cuda_channel to a cuXYZ channel" % (torch_version, channel))
         if driver and cuda[0] > driver[0]:
-            return {"error": "channel %s needs a driver with CUDA %s; the driver supports CUDA %s: update the "
-                             "driver (blackwell.pytorch.nvidia_driver) or choose a channel of CUDA %d"
-                             % (channel, cuda_text(cuda), cuda_text(driver), driver[0])}
+            raise PlanError("channel %s needs a driver with CUDA %s; the driver supports CUDA %s: update the "
+                            "driver (blackwell.pytorch.nvidia_driver) or choose a channel of CUDA %d"
+                            % (channel, cuda_text(cuda), cuda_text(driver), driver[0]))
         if driver and cuda > driver:
             plan["warnings"].append("channel %s is newer than the driver's CUDA %s: it relies on CUDA minor-version "
                                     "compatibility (no PTX of the newer minor)" % (channel, cuda_text(driver)))
@@ -216,21 +211,21 @@ def resolve_stack(version="", channel="", torchvision="", torchaudio="", compani
                 channel, ", ".join(item["gpu"] for item in lacking))
         elif lacking:
             better = [c for c in line_channels if _native(c, gpus)]
-            return {"error": "channel %s has no kernels for %s: torch %s+%s wheels carry %s. Nothing was installed. "
-                             "Use %s, or pytorch_install_method: source" % (
-                                 channel, ", ".join(item["gpu"] for item in lacking), torch_version, channel,
-                                 " ".join(channel_sass(channel)) or "no known SASS",
-                                 " or ".join(better) if better else "another torch release (%s)" % (
-                                     ", ".join(working_builds(catalog, gpus, driver, parse)) or "none fits"))}
+            raise PlanError("channel %s has no kernels for %s: torch %s+%s wheels carry %s. Nothing was installed. "
+                            "Use %s, or pytorch_install_method: source" % (
+                                channel, ", ".join(item["gpu"] for item in lacking), torch_version, channel,
+                                " ".join(channel_sass(channel)) or "no known SASS",
+                                " or ".join(better) if better else "another torch release (%s)" % (
+                                    ", ".join(working_builds(catalog, gpus, driver, parse)) or "none fits")))
     if source and given["builds"] and toolkit_cuda is None:
-        return {"error": _no_toolkit(cuda_home)}
+        raise PlanError(_no_toolkit(cuda_home))
     chosen, error = _companions(torch_version, channel, given, companions, parse, catalog, plan)
     if error:
-        return {"error": error}
+        raise PlanError(error)
     if source and chosen and not channel and given["builds"]:
-        return {"error": "no %s channel of torch %s matches the toolkit's CUDA %s for the companions (%s): set "
-                         "pytorch_cuda_channel, or pytorch_companions: []" % (
-                             "/".join(line_channels), torch_version, toolkit_cuda, ", ".join(chosen))}
+        raise PlanError("no %s channel of torch %s matches the toolkit's CUDA %s for the companions (%s): set "
+                        "pytorch_cuda_channel, or pytorch_companions: []" % (
+                            "/".join(line_channels), torch_version, toolkit_cuda, ", ".join(chosen)))
     label = pin_label(catalog, torch_version, channel) if given["local_label"] and channel else ""
     plan.update(
         channel=channel or None, cuda=cuda_text(channel_cuda(channel)), companions=chosen,

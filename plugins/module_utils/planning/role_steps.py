@@ -12,6 +12,7 @@ masks them). Python 3.9, no Ansible import.
 from __future__ import annotations
 
 import shlex
+from typing import Any, Optional
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged
 
@@ -211,3 +212,19 @@ def settled_facts(state, own, current):
     return {"published": published(state, None if state.get("adopting") else state.get("plan"), state.get("steps"),
                                    check, current),
             "check": check, "cuda_check": own.get("cuda_check") or None}
+
+
+def decide(own: dict[str, Any], build_host_result: Optional[dict[str, Any]],
+           settings: dict[str, Any]) -> dict[str, Any]:
+    """The role's decision step in one answer: role_state's (plan, steps, converged, report, ...) with the gate's
+    policy (check_policy over settings gpus, min_verdict, require), the GPUs planned for (gpus: the source build's
+    arch list), the interpreter's version (python_version, for the wheelhouse entry point) and what a host already
+    as asked publishes (settled_facts): published (blackwell_pytorch), check and cuda_check (blackwell_cuda_check),
+    each None where nothing is published."""
+    state = role_state(own, build_host_result, settings)
+    settled = settled_facts(state, own, "%s/current" % settings["root"]) or {}
+    state.update(policy=check_policy(settings.get("gpus") or [], settings.get("min_verdict") or "",
+                                     settings.get("require") or ()),
+                 gpus=list(settings.get("gpus") or []), python_version=(own or {}).get("python_version") or "",
+                 published=settled.get("published"), check=settled.get("check"), cuda_check=settled.get("cuda_check"))
+    return state

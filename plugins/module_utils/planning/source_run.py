@@ -21,14 +21,16 @@ import os
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import job_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import (
     install_command, role_messages, source_build, stack_install)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 
 CMAKE_ARCH_FILE = os.path.join("cmake", "Modules_CUDA_fix", "upstream", "FindCUDA", "select_compute_arch.cmake")
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOCK = ".build.lock"  # beside the log: held by the build for as long as it runs (common/job_lock.py)
 
 
-class BuildError(Exception):
-    """A step of the build failed; the message says which and how."""
+# A step of the build failed; the message says which and how: the planning package's one exception, under the
+# name pytorch_source_build catches it by.
+BuildError = PlanError
 
 
 def environment(params, arch_list, jobs):
@@ -71,7 +73,7 @@ def host_resources(params, cpu_count, meminfo_text):
 
 
 def plan_build(params, cmake_text, nvcc_arch_output):
-    """{"error": refusal} or {"error": None, "arch_list", "max_jobs", "environment", "summary"}.
+    """{"error": None, "arch_list", "max_jobs", "environment", "summary"}; PlanError with the refusal.
 
     params: the module's options; cmake_text: the tree's select_compute_arch.cmake; nvcc_arch_output:
     `nvcc --list-gpu-arch` ("" when it has no such option). Raises ValueError for MAX_JOBS inputs that
@@ -82,7 +84,7 @@ def plan_build(params, cmake_text, nvcc_arch_output):
     rejected = source_build.build_rejections(arch_list, cmake_text, nvcc_arch_output) if arch_list else []
     refusal = role_messages.arch_refusal(arch_list, rejected, params["tree"], params["ref"], params["cuda_home"])
     if refusal:
-        return {"error": refusal}
+        raise PlanError(refusal)
     return {"error": None, "arch_list": arch_list, "max_jobs": jobs["max_jobs"],
             "environment": environment(params, arch_list, jobs["max_jobs"]), "summary": summary(params, arch_list, jobs)}
 
@@ -114,7 +116,7 @@ def tail(path, lines=25):
 
 
 def build(runner, params, planned):
-    """Build the wheel; returns its name. Raises BuildError when a step fails or no wheel is left.
+    """Build the wheel; returns its name. Raises PlanError when a step fails or no wheel is left.
 
     The log gets the output of every step; <log>.rc is removed first and written last with
     "<run_id> <exit status>" (also when a step fails), which is how a poller sees the end.
@@ -131,7 +133,7 @@ def build(runner, params, planned):
     except job_lock.JobBusy as exc:
         with open(rc_file, "w") as handle:  # this run's end, for its poller
             handle.write("%s 1\n" % params["run_id"])
-        raise BuildError(str(exc))
+        raise PlanError(str(exc))
 
 
 def _build(runner, params, planned, log, rc_file):
@@ -144,7 +146,7 @@ def _build(runner, params, planned, log, rc_file):
         if not os.path.exists(os.path.join(params["venv"], "bin", "python")):
             status = runner.run([params["python"], "-m", "venv", params["venv"]], log=log)
             if status != 0:
-                raise BuildError("could not create the build venv %s: %s" % (params["venv"], tail(log)))
+                raise PlanError("could not create the build venv %s: %s" % (params["venv"], tail(log)))
         if os.path.exists(os.path.join(params["tree"], "requirements.txt")):
             with stack_install.private_directory() as secrets_dir:  # no password on pip's command line
                 argv, proxy_env, files = install_command.pip_private(requirements_argv(dict(params, pip_args=[])),
@@ -152,7 +154,7 @@ def _build(runner, params, planned, log, rc_file):
                 stack_install.write_private(files)
                 status = runner.run(argv, env=proxy_env or None, log=log)
             if status != 0:
-                raise BuildError("could not install %s/requirements.txt into %s: %s" % (
+                raise PlanError("could not install %s/requirements.txt into %s: %s" % (
                     params["tree"], params["venv"], tail(log)))
         status = runner.run(wheel_argv(params), env=planned["environment"], log=log)
     finally:
@@ -160,6 +162,6 @@ def _build(runner, params, planned, log, rc_file):
             handle.write("%s %d\n" % (params["run_id"], status))
     found = wheels(params["wheelhouse"], params["version"])
     if status != 0 or not found:
-        raise BuildError("the build of torch %s left no wheel in %s; exit status %d and the end of %s: %s" % (
+        raise PlanError("the build of torch %s left no wheel in %s; exit status %d and the end of %s: %s" % (
             params["version"], params["wheelhouse"], status, log, tail(log)))
     return found[-1]

@@ -22,6 +22,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inputs import DIRECTORY, FILE, path_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import (
@@ -37,7 +39,7 @@ _UUID_RE = re.compile(r"^GPU UUID:\s*(\S+)", re.MULTILINE)
 _MODEL_RE = re.compile(r"^Model:\s*(.+?)\s*$", re.MULTILINE)
 
 
-def driver_version(root="/"):
+def driver_version(root: str = "/") -> str | None:
     """The loaded kernel module's version (/sys/module/nvidia/version, else /proc/driver/nvidia/version)."""
     text = read_text(os.path.join(root, "sys/module/nvidia/version"))
     if text and text.strip():
@@ -52,13 +54,13 @@ def _gpu_information(root):
             for path in sorted(glob.glob(os.path.join(root, "proc/driver/nvidia/gpus/*/information")))]
 
 
-def gpu_uuids(root="/"):
+def gpu_uuids(root: str = "/") -> list[str]:
     """Sorted UUIDs of the GPUs the driver initialised (/proc/driver/nvidia/gpus/*/information)."""
     return sorted(match.group(1) for match in (_UUID_RE.search(text) for _bus, text in _gpu_information(root))
                   if match)
 
 
-def gpu_models(root="/"):
+def gpu_models(root: str = "/") -> list[dict[str, str]]:
     """[{pci_bus_id, name, uuid}] of the GPUs the driver initialised, in bus order, from the same files as
     gpu_uuids(): the names the verify role's default gates are chosen by, without an NVML call."""
     gpus = []
@@ -75,14 +77,14 @@ INPUT_PATHS = {"verify_python": (FILE, "/opt/pytorch/current/bin/python", "the i
                "verify_cuda_home": (DIRECTORY, "/usr/local/cuda")}
 
 
-def input_path_problems(paths, stat=os.stat):
+def input_path_problems(paths: Mapping[str, str], stat: Callable[[str], os.stat_result] = os.stat) -> list[str]:
     """The refusals of the role's path inputs ({variable: path}, common/path_inputs.py): relative, a file where a
     directory is due (verify_cuda_home), a directory where a file is due (verify_python); in variable order."""
     return path_problems([(name, path) + INPUT_PATHS.get(name, (DIRECTORY, ""))
                           for name, path in sorted((paths or {}).items())], stat)
 
 
-def cuda_toolkit(cuda_home):
+def cuda_toolkit(cuda_home: str) -> str | None:
     """The toolkit's version from <cuda_home>/version.json (CUDA 11.1+) or version.txt; None without one."""
     text = read_text(os.path.join(cuda_home, "version.json"))
     if text:
@@ -96,13 +98,14 @@ def cuda_toolkit(cuda_home):
     return match.group(1) if match else None
 
 
-def digest(components):
+def digest(components: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON of the compared components."""
     text = json.dumps(dict((key, components.get(key)) for key in COMPONENTS), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def fingerprint(python, cuda_home, collection_version, root="/", code="", settings=None):
+def fingerprint(python: str, cuda_home: str, collection_version: str, root: str = "/", code: str = "",
+                settings: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The current fingerprint: every component, `collection_version` (not compared), and `digest` over the
     compared components."""
     package_set = packages(python)
@@ -114,7 +117,7 @@ def fingerprint(python, cuda_home, collection_version, root="/", code="", settin
     return result
 
 
-def missing_text(python):
+def missing_text(python: str) -> str:
     """The refusal of a stack interpreter `python` that is not there (a run without --check)."""
     return ("the stack's interpreter %s (verify_python) is not there: give the interpreter of the stack to verify, "
             "e.g. -e verify_python=/opt/pytorch/current/bin/python (the pytorch stage of site.yml makes "
@@ -126,27 +129,28 @@ PREVIEW_END = ("neither checked nor benchmarked now; a run without --check check
                "benchmarks it and stores verify.json")
 
 
-def preview_text(python):
+def preview_text(python: str) -> str:
     """What a check run says of a stack whose interpreter `python` is not there yet (a fresh host)."""
     return ("check mode: %s is not there yet (a run without --check makes the stack in the pytorch stage), so it is %s"
             % (python, PREVIEW_END))
 
 
-def differences(stored, current):
+def differences(stored: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
     """Components that differ (every component when there is no stored fingerprint)."""
     if not isinstance(stored, dict):
         return list(COMPONENTS)
     return [key for key in COMPONENTS if stored.get(key) != current.get(key)]
 
 
-def load(path):
+def load(path: str) -> dict[str, Any] | None:
     """The stored document at `path`, or None when it is missing, unreadable, not JSON, of another
     schema, or damaged (stored.read(): a key its readers use of another kind): a damaged file counts as no
     file. stored.read() also says why."""
     return stored_results.read(path)[0]
 
 
-def decide(stored, current, force=False, problem=None):
+def decide(stored: Mapping[str, Any] | None, current: Mapping[str, Any], force: bool = False,
+           problem: str | None = None) -> tuple[bool, str, list[str]]:
     """(reuse, reason, changed components) for a stored document against the current fingerprint; `problem`:
     why the file at its path is not used (stored.read()), said in the reason."""
     if stored is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
 
@@ -101,7 +102,7 @@ def _list_of_mappings(where, items):
             for position, item in enumerate(items) if not isinstance(item, dict)]
 
 
-def problems(document):
+def problems(document: Any) -> list[str]:
     """What keeps `document` from being read as a stored result (verify.json or cuda_check.json): [] when it has the
     schema and every key its readers use has the kind they use, else one text per problem ("benchmark is the text
     'x', not a mapping")."""
@@ -130,7 +131,7 @@ def problems(document):
     return found
 
 
-def read(path):
+def read(path: str) -> tuple[Any, str | None]:
     """(document, problem): the stored result at `path` and None, or None and why it is not used - None as well when
     the file is not there (nothing stored is no problem); "PATH is not JSON (...)", "PATH is damaged: ..."."""
     if os.path.isdir(path):
@@ -148,12 +149,12 @@ def read(path):
     return document, None
 
 
-def unused_reason(problem):
+def unused_reason(problem: str) -> str:
     """The reason a fingerprint decision gives for a stored result that is not used."""
     return "the stored result is not used: %s" % problem
 
 
-def textfile(directory):
+def textfile(directory: str | None) -> dict[str, Any]:
     """{"path", "text"} of the verification textfile in `directory` (text None: absent or unreadable); {} without a
     directory (no textfile is written)."""
     if not directory:

@@ -14,6 +14,9 @@ every child, common.error_text and child_base first; each child reports the seco
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from types import ModuleType
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import error_text, gpu_lock
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_program import child_program
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check import child_base, child_companions
@@ -25,17 +28,17 @@ GPU_PARTS = tuple(child_gpu.PARTS)
 _PART_MODULES = dict((module.__name__.rsplit(".", 1)[1], module) for module in (child_gpu, probes, native_sass))
 
 
-def facts_source():
+def facts_source() -> str:
     """Source of the facts child: build facts and GPUs."""
     return child_program((error_text, child_base, child_facts), child_facts, "facts child")
 
 
-def companions_source():
+def companions_source() -> str:
     """Source of the companions child: torchvision and torchaudio versions and imports."""
     return child_program((error_text, child_base, child_companions), child_companions, "companions child")
 
 
-def gpu_modules(parts):
+def gpu_modules(parts: Iterable[str]) -> tuple[ModuleType, ...]:
     """The modules a GPU child that runs `parts` (a subset of GPU_PARTS) ships, dependencies first."""
     unknown = set(parts) - set(GPU_PARTS)
     if unknown:
@@ -46,6 +49,6 @@ def gpu_modules(parts):
     return (error_text, child_base, gpu_lock) + parts_modules + (child_gpu,)
 
 
-def gpu_source(parts):
+def gpu_source(parts: Iterable[str]) -> str:
     """Source of a GPU child that can run `parts` (a subset of GPU_PARTS)."""
     return child_program(gpu_modules(parts), child_gpu, "GPU child")

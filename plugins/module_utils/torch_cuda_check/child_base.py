@@ -10,16 +10,19 @@ torch_cuda_check.child). No Ansible import; torch is imported inside import_torc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 
 
-def since(start):
+def since(start: float) -> float:
     """Seconds since the time.monotonic() value `start`, to the millisecond."""
     return round(time.monotonic() - start, 3)
 
 
-def attempt(func, *args):
+def attempt(func: Callable[..., Any], *args: Any) -> Any:
     """func(*args), or None when it raises."""
     try:
         return func(*args)
@@ -27,13 +30,13 @@ def attempt(func, *args):
         return None
 
 
-def import_error_result(exc, seconds):
+def import_error_result(exc: BaseException, seconds: float) -> dict[str, Any]:
     """What a child emits when `import torch` raised `exc` after `seconds`."""
     return {"torch_import_error": err_text(exc), "phases": {"import_torch": seconds},
             "torch_missing": isinstance(exc, ImportError) and getattr(exc, "name", None) == "torch"}
 
 
-def import_torch(emit):
+def import_torch(emit: Callable[[dict[str, Any]], None]) -> tuple[ModuleType | None, dict[str, float] | None]:
     """(torch, phases with the import's seconds); (None, None) after emitting why torch did not import."""
     start = time.monotonic()
     try:

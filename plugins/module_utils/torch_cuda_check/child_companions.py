@@ -16,6 +16,8 @@ import importlib
 import importlib.metadata
 import importlib.util
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
@@ -24,7 +26,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check
 COMPANION_NAMES = ("torchvision", "torchaudio")
 
 
-def companion(name):
+def companion(name: str) -> dict[str, Any]:
     """{"version", "import_error"} of one companion: its __version__, else its installed version."""
     found = {"version": attempt(lambda: importlib.metadata.version(name)), "import_error": None}
     try:
@@ -34,7 +36,7 @@ def companion(name):
     return found
 
 
-def present(name):
+def present(name: str) -> bool:
     """True when `name` can be found on the path (found, not imported: nothing of it runs)."""
     try:
         return importlib.util.find_spec(name) is not None
@@ -42,7 +44,7 @@ def present(name):
         return False
 
 
-def main(argv, emit):
+def main(argv: Sequence[str], emit: Callable[[dict[str, Any]], None]) -> None:
     phases = {}
     if any(present(name) for name in COMPANION_NAMES):
         _torch, phases = import_torch(emit)

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import (
     attempt, import_torch, since)
 
 
-def device_facts(index, props):
+def device_facts(index: int, props: Any) -> dict[str, Any]:
     """One GPU's facts from torch.cuda.get_device_properties(index)."""
     uuid = str(getattr(props, "uuid", "") or "") or None
     bus = None
@@ -31,17 +34,17 @@ def device_facts(index, props):
             "multi_processor_count": props.multi_processor_count}
 
 
-def nccl_version(torch):
+def nccl_version(torch: ModuleType) -> int | tuple[int, ...]:
     """The NCCL version torch was built with (raises where torch has no NCCL)."""
     return torch.cuda.nccl.version()
 
 
-def no_cuda_reason(torch_version, hip):
+def no_cuda_reason(torch_version: str, hip: str | None) -> str:
     """Why a build without a CUDA runtime cannot use CUDA."""
     return "torch %s was built without CUDA%s" % (torch_version, " (a ROCm build)" if hip else "")
 
 
-def build_facts(torch, phases):
+def build_facts(torch: ModuleType, phases: dict[str, float]) -> dict[str, Any]:
     """The build facts and the GPUs; `phases` is carried in the result."""
     facts = {"torch_version": torch.__version__, "git_version": getattr(torch.version, "git_version", None),
              "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
@@ -70,7 +73,7 @@ def build_facts(torch, phases):
     return facts
 
 
-def main(argv, emit):
+def main(argv: Sequence[str], emit: Callable[[dict[str, Any]], None]) -> None:
     torch, phases = import_torch(emit)
     if torch is None:
         return

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.gpu_lock import acquire
@@ -33,22 +35,22 @@ PARTS = {
 _PACKAGE = __name__.rsplit(".", 1)[0]
 
 
-def parse_parts(text):
+def parse_parts(text: str) -> list[str]:
     """"ops,probes" -> ["ops", "probes"] (empty names dropped)."""
     return [part for part in text.split(",") if part]
 
 
-def part_function(part):
+def part_function(part: str) -> Callable[[int, tuple[int, int], dict[str, Any]], dict[str, Any]]:
     """The function that runs `part`."""
     module, function = PARTS[part]
     return getattr(importlib.import_module("%s.%s" % (_PACKAGE, module)), function)
 
 
-def ops_failure(step, seconds, error):
+def ops_failure(step: str, seconds: float, error: str) -> dict[str, Any]:
     return {"status": "failed", "failed_op": step, "seconds": seconds, "error": error}
 
 
-def part_ops(index, capability, out):
+def part_ops(index: int, capability: tuple[int, int], out: dict[str, Any]) -> dict[str, Any]:
     """matmul, elementwise and reduction on the GPU, each compared with the CPU."""
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -70,7 +72,7 @@ def part_ops(index, capability, out):
     return {"status": "ok", "failed_op": None, "seconds": since(start), "error": None}
 
 
-def import_torch(out):
+def import_torch(out: dict[str, Any]) -> bool:
     """Import torch, timed in out["phases"]; False when it does not import (out["init"] says why)."""
     start = time.monotonic()
     try:
@@ -83,7 +85,7 @@ def import_torch(out):
     return True
 
 
-def init_cuda(index, out):
+def init_cuda(index: int, out: dict[str, Any]) -> tuple[int, ...] | None:
     """Initialise CUDA on GPU `index` (torch imported); the capability, or None (out["init"] says why)."""
     start, capability = time.monotonic(), None
     try:
@@ -98,7 +100,7 @@ def init_cuda(index, out):
     return capability
 
 
-def main(argv, emit):
+def main(argv: Sequence[str], emit: Callable[[dict[str, Any]], None]) -> None:
     index, parts = int(argv[0]), parse_parts(argv[1])
     out = {"index": index, "phases": {}}
     if not import_torch(out):  # the import (seconds) runs beside other children's GPU work

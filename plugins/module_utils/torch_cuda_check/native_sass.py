@@ -22,6 +22,8 @@ from __future__ import annotations
 import ctypes
 import os
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import since
 
@@ -46,7 +48,7 @@ class DriverError(Exception):
         Exception.__init__(self, "%s: %s (%d)" % (call, self.name, code))
 
 
-def nvrtc_candidates():
+def nvrtc_candidates() -> list[str]:
     import ctypes.util
     import glob
     import torch
@@ -62,7 +64,7 @@ def nvrtc_candidates():
     return [path for path in found + ([system] if system else []) if "builtins" not in path]
 
 
-def load_nvrtc():
+def load_nvrtc() -> tuple[ctypes.CDLL, str, str, list[int]]:
     tried = []
     for path in nvrtc_candidates():
         try:
@@ -82,7 +84,7 @@ def load_nvrtc():
                       % ("; tried " + ", ".join(tried) if tried else ""))
 
 
-def build_cubin(nvrtc, arch):
+def build_cubin(nvrtc: ctypes.CDLL, arch: str) -> bytes:
     prog = ctypes.c_void_p()
     nvrtc.nvrtcCreateProgram(ctypes.byref(prog), SASS_KERNEL, b"axpb.cu", 0, None, None)
     try:
@@ -104,13 +106,13 @@ def build_cubin(nvrtc, arch):
         nvrtc.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def driver_call(cuda, name, *args):
+def driver_call(cuda: ctypes.CDLL, name: str, *args: object) -> None:
     code = getattr(cuda, name)(*args)
     if code != 0:
         raise DriverError(cuda, name, code)
 
 
-def launch(cuda, cubin, count):
+def launch(cuda: ctypes.CDLL, cubin: bytes, count: int) -> list[float]:
     """Load `cubin` in the current context, run axpb(3, x, 0.5, y, count) on x = 0..count-1, return y."""
     module, function = ctypes.c_void_p(), ctypes.c_void_p()
     driver_call(cuda, "cuModuleLoadData", ctypes.byref(module), cubin)
@@ -136,7 +138,8 @@ def launch(cuda, cubin, count):
         cuda.cuModuleUnload(module)
 
 
-def negative_control(cuda, nvrtc, archs, capability):
+def negative_control(cuda: ctypes.CDLL, nvrtc: ctypes.CDLL, archs: Sequence[int],
+                     capability: tuple[int, int]) -> dict[str, Any]:
     """Build for the newest arch NVRTC knows of another major: the driver must refuse it."""
     others = [arch for arch in archs if arch // 10 != capability[0]]
     if not others:
@@ -155,7 +158,7 @@ def negative_control(cuda, nvrtc, archs, capability):
             "refused_with": DriverError(cuda, "cuModuleLoadData", code).name + " (%d)" % code}
 
 
-def part_sass(index, capability, out):
+def part_sass(index: int, capability: tuple[int, int], out: dict[str, Any]) -> dict[str, Any]:
     start = time.monotonic()
     arch = "sm_%d%d" % tuple(capability)
     result = {"arch": arch, "ptx_jit_disabled": os.environ.get("CUDA_DISABLE_PTX_JIT") == "1",

@@ -11,6 +11,9 @@ No Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.probes import PROBES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import catalogue
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_arch import parse_capability
@@ -31,7 +34,7 @@ def _late_channel(capability):
     return first if first and first > oldest else None
 
 
-def wheel_remedy(capability, sass):
+def wheel_remedy(capability: Sequence[int], sass: Sequence[str]) -> str:
     """What to install so that a GPU of `capability` (major, minor) gets native kernels."""
     sm = "sm_%d%d" % tuple(capability)
     late = _late_channel(tuple(capability))
@@ -110,7 +113,7 @@ def _build_failures(report, require):
     return failures
 
 
-def unmet(report, require=(), min_verdict=None):
+def unmet(report: Mapping[str, Any], require: Sequence[str] | None = (), min_verdict: str | None = None) -> list[str]:
     """Messages for every requirement `report` (from run_check) does not meet; [] when all are met."""
     require = list(require or ())
     failures = _build_failures(report, require)

@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.error_text import err_text
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child_base import since
+
+if TYPE_CHECKING:  # names for the annotations alone, never imported when the code runs
+    from torch import Tensor, device as Device
 
 SDPA_BACKENDS = (
     ("flash_attention", "FLASH_ATTENTION"),
@@ -43,7 +48,7 @@ def axpb(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 """
 
 
-def timed(func, *args):
+def timed(func: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
     """Run a probe body; exceptions become a failed probe."""
     start = time.monotonic()
     try:
@@ -54,7 +59,7 @@ def timed(func, *args):
     return result
 
 
-def judged(error, tolerance):
+def judged(error: float, tolerance: float) -> dict[str, Any]:
     """ok when the relative error is within tolerance, else failed with the error."""
     if error <= tolerance:
         return {"status": "ok", "error": None, "relative_error": error}
@@ -62,13 +67,13 @@ def judged(error, tolerance):
             "relative_error": error}
 
 
-def close(got, want, tolerance):
+def close(got: Tensor, want: Tensor, tolerance: float) -> dict[str, Any]:
     """ok when the largest error relative to the largest reference value is within tolerance."""
     return judged(float((got.float() - want.float()).abs().max() / want.float().abs().max().clamp(min=1e-6)),
                   tolerance)
 
 
-def probe_sdpa(dev, attr):
+def probe_sdpa(dev: Device, attr: str) -> dict[str, Any]:
     import warnings
     import torch
     import torch.nn.functional as F
@@ -95,7 +100,7 @@ def probe_sdpa(dev, attr):
     return close(got, want, 2e-2)
 
 
-def probe_triton(dev):
+def probe_triton(dev: Device) -> dict[str, Any]:
     import importlib.util
     import shutil
     import tempfile
@@ -122,14 +127,14 @@ def probe_triton(dev):
     return result
 
 
-def probe_bf16(dev):
+def probe_bf16(dev: Device) -> dict[str, Any]:
     import torch
     gen = torch.Generator().manual_seed(2)
     a, b = (torch.randn(128, 128, generator=gen).to(torch.bfloat16) for _draw in range(2))
     return close((a.to(dev) @ b.to(dev)).cpu(), a.float() @ b.float(), 2e-2)
 
 
-def probe_fp8(dev, capability):
+def probe_fp8(dev: Device, capability: tuple[int, int]) -> dict[str, Any]:
     if tuple(capability) < (8, 9):
         return {"status": "skipped", "reason": "compute capability %d.%d < 8.9: no FP8 tensor cores" % tuple(capability)}
     import torch
@@ -143,7 +148,7 @@ def probe_fp8(dev, capability):
     return close(got, a.float() @ b.float().t(), 2e-2)
 
 
-def part_probes(index, capability, out):
+def part_probes(index: int, capability: tuple[int, int], out: dict[str, Any]) -> dict[str, Any]:
     ops = out.get("ops") or {}
     if ops.get("status") != "ok":
         reason = "the basic op mix failed on this GPU: %s" % ops.get("error")
@@ -159,13 +164,13 @@ def part_probes(index, capability, out):
     return probes
 
 
-def compile_body(dev):
+def compile_body(dev: Device) -> dict[str, Any]:
     import torch
     func = torch.compile(lambda x: torch.sin(x) * 2.0 + x)
     x = torch.randn(4096, device=dev)
     return close(func(x), torch.sin(x) * 2.0 + x, 1e-5)
 
 
-def part_compile(index, capability, out):
+def part_compile(index: int, capability: tuple[int, int], out: dict[str, Any]) -> dict[str, Any]:
     import torch
     return timed(compile_body, torch.device("cuda", index))

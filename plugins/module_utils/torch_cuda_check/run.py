@@ -21,7 +21,9 @@ from __future__ import annotations
 import glob
 import os
 import time
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.child_run import check_interpreter, run_child
 from ansible_collections.blackwell.pytorch.plugins.module_utils.torch_cuda_check.child import (
@@ -47,7 +49,7 @@ MODES = (
 )
 
 
-def version_string(code):
+def version_string(code: int | Sequence[int] | None) -> str | None:
     """cuDNN / NCCL version codes as text: 91002 -> "9.10.2", 2708 -> "2.7.8", (2, 27, 5) -> "2.27.5"."""
     if code is None:
         return None
@@ -58,7 +60,7 @@ def version_string(code):
     return "%d.%d.%d" % (major, rest // 100, rest % 100)
 
 
-def part_of(child, name):
+def part_of(child: Mapping[str, Any], name: str) -> dict[str, Any]:
     """The `name` part of a GPU child's result, or why it is missing (timeout, crash, CUDA init)."""
     payload = child["result"] or {}
     if name in payload:
@@ -83,7 +85,7 @@ def _predictions(verdict, sm):
     return {"normal": normal, "disable_ptx_jit": disable, "force_ptx_jit": force}
 
 
-def annotate_run(run, should_run, why):
+def annotate_run(run: Mapping[str, Any], should_run: bool, why: str) -> dict[str, Any]:
     """Add expected (the outcome is what the arch list predicts) and a note saying why."""
     if run["status"] not in ("ok", "failed"):
         run.update(expected=False, note="unexpected: the child ended with %s" % run["status"])
@@ -109,7 +111,8 @@ def _probes(normal, compile_child, torch_compile):
     return probes
 
 
-def assemble_gpu(device, arch_list, children, compile_child, torch_compile):
+def assemble_gpu(device: Mapping[str, Any], arch_list: Sequence[str], children: Mapping[str, Any],
+                 compile_child: Mapping[str, Any] | None, torch_compile: bool) -> dict[str, Any]:
     """Verdict, the three runs, the native-SASS launch and the probes of one GPU."""
     capability = tuple(device["capability"])
     gpu = dict((key, device.get(key)) for key in (
@@ -141,7 +144,7 @@ def _companions(torch_version, child):
     return companions
 
 
-def facts_error(python, child):
+def facts_error(python: str, child: Mapping[str, Any]) -> str | None:
     """Why the facts child gave nothing to go on (None when it did)."""
     facts = child["result"]
     if facts is None:
@@ -182,7 +185,7 @@ class _Children(object):
         return entries
 
 
-def guess_gpu_indices(environ=None, root="/"):
+def guess_gpu_indices(environ: Mapping[str, str] | None = None, root: str = "/") -> list[int]:
     """The GPU indices torch will see, guessed before torch runs, so the GPU children can start
     beside the facts child: as many as CUDA_VISIBLE_DEVICES lists when it is set, else as many as
     the driver initialised (/proc/driver/nvidia/gpus). The facts child has the last word."""
@@ -205,7 +208,8 @@ def _start_gpu(children, index, lock):
                 for mode, parts, env in MODES)
 
 
-def option_errors(timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, parallel=DEFAULT_PARALLEL):
+def option_errors(timeout: float = DEFAULT_TIMEOUT, compile_timeout: float = DEFAULT_COMPILE_TIMEOUT,
+                  parallel: int = DEFAULT_PARALLEL) -> list[str]:
     """Problems of the options that size the run, before any child starts (empty: fine).
 
     A timeout is a positive number of seconds; parallel a count of children from 1 (one after
@@ -221,8 +225,9 @@ def option_errors(timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEO
     return errors
 
 
-def run_check(python, timeout=DEFAULT_TIMEOUT, compile_timeout=DEFAULT_COMPILE_TIMEOUT, torch_compile=False,
-              parallel=DEFAULT_PARALLEL, gpu_lock=None, gpu_indices=None):
+def run_check(python: str, timeout: float = DEFAULT_TIMEOUT, compile_timeout: float = DEFAULT_COMPILE_TIMEOUT,
+              torch_compile: bool = False, parallel: int = DEFAULT_PARALLEL, gpu_lock: str | None = None,
+              gpu_indices: Sequence[int] | None = None) -> dict[str, Any]:
     """The whole check. Returns the report; report["error"] is set when `python` or its torch cannot be used.
 
     At most `parallel` children run at a time (1: one after the other, the cleanest timings). The GPU

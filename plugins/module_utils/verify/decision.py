@@ -17,6 +17,9 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.results.fingerprint import PREVIEW_END, decide, digest
 
 
@@ -25,7 +28,8 @@ def _checked(dirs):
     return dict((name, path) for name, path in (dirs or {}).items() if path)
 
 
-def memo_usable(memo, plan, options, published=None):
+def memo_usable(memo: Mapping[str, Any] | None, plan: Mapping[str, Any], options: Mapping[str, Any],
+                published: Mapping[str, Any] = None) -> bool:
     """Whether `memo` (the blackwell_cuda_check fact) answers for this verify run (see the module's text)."""
     if not isinstance(memo, dict) or not isinstance(memo.get("fingerprint"), dict) or plan.get("refusals"):
         return False
@@ -43,12 +47,12 @@ def memo_usable(memo, plan, options, published=None):
             and set(_checked(plan.get("output_dirs")).items()) <= set(_checked(memo.get("output_dirs")).items()))
 
 
-def deferred(stored):
+def deferred(stored: Mapping[str, Any] | None) -> bool:
     """Whether a stored verify.json is a deferred result (the GPUs were busy: nothing was measured)."""
     return isinstance(stored, dict) and (stored.get("deferred") is True or stored.get("status") == "busy")
 
 
-def deferred_reason(stored, reuse, reason, changed):
+def deferred_reason(stored: Mapping[str, Any] | None, reuse: bool, reason: str, changed: list[str]) -> tuple[bool, str]:
     """(reuse, reason) with a deferred stored result never reused: "the stored result was deferred (busy: GPU 0 pid
     4242 (python3, user alice, 20.1 GiB)), nothing was measured" when the fingerprint alone would not have decided
     it (unchanged components, not forced); otherwise the fingerprint's own answer."""
@@ -60,7 +64,7 @@ def deferred_reason(stored, reuse, reason, changed):
         stored.get("message") or (stored.get("busy") or {}).get("text") or "busy")
 
 
-def from_memo(memo, plan, force):
+def from_memo(memo: Mapping[str, Any], plan: Mapping[str, Any], force: bool) -> dict[str, Any]:
     """The fingerprint call's answer for verify.json, from the memo and the plan's settings."""
     current = dict(memo["fingerprint"], settings=plan.get("settings") or {})
     current["digest"] = digest(current)
@@ -71,7 +75,7 @@ def from_memo(memo, plan, force):
             "changed_components": changed, "gpus": memo.get("gpus") or [], "textfile": memo.get("textfile")}
 
 
-def pending_change(options):
+def pending_change(options: Mapping[str, Any]) -> str:
     """In a check run, what the verify role says instead of verifying when the pytorch stage of this play would change
     the stack behind its interpreter (`pytorch`: the blackwell_pytorch fact, not converged, for the same python):
     that stack is not there yet; '' otherwise."""
@@ -84,7 +88,8 @@ def pending_change(options):
             % (options.get("python"), stage.get("stack") or "a new stack", PREVIEW_END))
 
 
-def decision(plan, memo=None, run=None, published=None, options=None):
+def decision(plan: Mapping[str, Any], memo: Mapping[str, Any] | None = None, run: Mapping[str, Any] = None,
+             published: Mapping[str, Any] = None, options: Mapping[str, Any] = None) -> dict[str, Any]:
     """{call, source, reuse, stored, fingerprint, gpus, reason, changed_components, textfile, preview}.
 
     `plan` is verify_plan's answer, `memo` the blackwell_cuda_check fact, `run` the role's stack_fingerprint

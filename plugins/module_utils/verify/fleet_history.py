@@ -18,12 +18,14 @@ from __future__ import annotations
 import calendar
 import json
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import (
     HOST_PATH_TESTS, best, flag)
 
 
-def parse(previous):
+def parse(previous: Mapping[str, Any] | str | None) -> tuple[dict[str, Any] | None, str | None]:
     """(fleet document or None, problem text or None) from the previous fleet.json's text or document;
     an empty one is no previous report, one that is not a fleet document is ignored, with the reason."""
     if previous in (None, "", {}):
@@ -38,7 +40,7 @@ def parse(previous):
     return previous, None
 
 
-def memory(entry):
+def memory(entry: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """The result a previous report's host entry remembers (the entry, or its `last_result`: a host without a
     result, or whose GPUs were busy, keeps the result it had before), or None."""
     if not isinstance(entry, dict):
@@ -49,7 +51,7 @@ def memory(entry):
     return memory(entry.get("last_result"))
 
 
-def memories(prior):
+def memories(prior: Mapping[str, Any] | None) -> dict[str, Any]:
     """{host: remembered entry} of a previous fleet document (None: no memory)."""
     found = {}
     for entry in (prior or {}).get("hosts") or []:
@@ -70,7 +72,7 @@ def _rows(entry):
 PREVIOUS_KEYS = ("gpu", "uuid", "test", "size", "profile", "value", "unit")
 
 
-def previous_of(written, remembered):
+def previous_of(written: str, remembered: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """{written, measured} of the verification before the one written at `written`: the remembered
     result when older; its own `previous` when it is this very result (the same report again)."""
     if remembered is None or not written:
@@ -92,7 +94,7 @@ def _figures(rows):
             and isinstance(row["value"], (int, float)) and isinstance(row["reasons"], list)]
 
 
-def stored(remembered):
+def stored(remembered: Mapping[str, Any]) -> dict[str, Any]:
     """A host not in this play, shown from its remembered result (flags are computed afresh); what a
     hand-edited or older fleet.json lacks is filled in, so the renderers can draw it."""
     entry = dict(remembered)
@@ -108,20 +110,20 @@ def stored(remembered):
     return entry
 
 
-def seconds(stamp):
+def seconds(stamp: str) -> int | None:
     try:
         return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
     except (TypeError, ValueError):
         return None
 
 
-def age(created, written):
+def age(created: str, written: str) -> int | None:
     """Seconds from a result's `written` to the report's `created` (None when either is not a time)."""
     start, end = seconds(written), seconds(created)
     return None if start is None or end is None else max(0, end - start)
 
 
-def age_text(value):
+def age_text(value: int | None) -> str:
     """"40 min", "5 h", "3 d" (None: "age unknown")."""
     if value is None:
         return "age unknown"
@@ -136,7 +138,7 @@ def _gpu_key(row):
     return (row.get("uuid") or row.get("gpu"), row.get("test"))
 
 
-def drop_flags(host, ratio=0.9):
+def drop_flags(host: Mapping[str, Any], ratio: float = 0.9) -> list[dict[str, Any]]:
     """Flags "dropped": a GPU figure (its fastest repetition too) below `ratio` of the same GPU's (uuid, else
     index) figure of the same test, size and profile in the previous verification (a figure the previous report
     kept without size or profile is compared by test alone); h2d and d2h are not flagged."""

@@ -15,6 +15,9 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.results import stored
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import fleet_multi, fleet_outliers
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import (
@@ -31,7 +34,7 @@ def _stack(document):
             "collection": fp.get("collection_version")}
 
 
-def busy_of(document):
+def busy_of(document: Mapping[str, Any]) -> dict[str, Any] | None:
     """{state, mode, waited_s, processes, text} of a result's `busy`, or None."""
     busy = document.get("busy")
     if not isinstance(busy, dict):
@@ -54,7 +57,7 @@ def _per_gpu_failures(document):
     return per_gpu, failed
 
 
-def gpus_of(document):
+def gpus_of(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     """[{gpu, name, uuid, product_line, verdict, failed_gates}] per benchmarked device: a GPU fails on its own
     failures where the result names them per GPU, else it carries the host's verdict."""
     per_gpu, failed = _per_gpu_failures(document)
@@ -77,7 +80,7 @@ def _missing(name):
             "gpus": [], "multi_gpu": None, "flags": []}
 
 
-def host_entry(name, document):
+def host_entry(name: str, document: Mapping[str, Any] | None) -> dict[str, Any]:
     """One host of the fleet document (a host without a result is listed as missing, and so is one whose result is
     damaged, naming its file and what is wrong; a deferred busy result has status "busy", and a check run's preview
     of a stack not there yet "preview", neither passed nor failed)."""
@@ -125,7 +128,7 @@ def _gpus(host):
     return gpus
 
 
-def gpu_verdict(host, gpu):
+def gpu_verdict(host: Mapping[str, Any], gpu: int | None) -> str:
     """The verdict of one GPU of the host ("passed", "failed"), its host's status where it is not among them."""
     for entry in _gpus(host):
         if entry["gpu"] == gpu:
@@ -133,7 +136,7 @@ def gpu_verdict(host, gpu):
     return host.get("status")
 
 
-def gpu_rows(host):
+def gpu_rows(host: Mapping[str, Any]) -> list[dict[str, Any]]:
     """[{gpu, name, label, verdict, failed_gates, figures, flags, slow_reasons}]: one row per GPU of the host
     (one row labelled "-" for a host without figures: missing, busy, or a result without a benchmark)."""
     rows = []

@@ -17,6 +17,8 @@ and the failures. Every text from a result is escaped. Pure functions, no Ansibl
 from __future__ import annotations
 
 import html as _html
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
@@ -86,7 +88,7 @@ def _share(value):
     return max(0.0, min(1.0, value or 0.0))
 
 
-def svg_chart(report, test):
+def svg_chart(report: Mapping[str, Any], test: str) -> str:
     """Inline SVG: one bar per host/GPU, its length the fraction of peak (or value / best value), its text the
     GPU, its model and the figure."""
     rows = _bar_rows(report, test)
@@ -176,7 +178,7 @@ def _clock_cell(item):
     return ", ".join(parts) or "-"
 
 
-def flag_table(report):
+def flag_table(report: Mapping[str, Any]) -> str:
     """The flagged figures: host, GPU, model, figure, what it was compared with, clock events, clocks."""
     rows = []
     for host in report["hosts"]:
@@ -193,7 +195,7 @@ def flag_table(report):
             "<th>clocks</th></tr>%s</table>" % "".join(rows))
 
 
-def multi_gpu_section(report):
+def multi_gpu_section(report: Mapping[str, Any]) -> str:
     """Per multi-GPU host: its all-reduce and its P2P matrix (a row per source GPU, a column per destination;
     flagged pairs purple), or ""."""
     parts = []
@@ -221,7 +223,7 @@ def _recipe_cell(text, title, state):
     return "<td%s>%s</td>" % (attributes, _esc(text))
 
 
-def low_precision_section(report):
+def low_precision_section(report: Mapping[str, Any]) -> str:
     """The recipes of each GPU (fleet_low_precision.table: a row per host and GPU, a column per recipe; a cell's
     title is its reason or exact figure) and the reasons of those that do not run, one item per recipe and
     reason; or ""."""
@@ -236,7 +238,7 @@ def low_precision_section(report):
             % (head, body, "<ul>%s</ul>" % items if items else ""))
 
 
-def sparkline(points, title):
+def sparkline(points: Sequence[Sequence[Any]], title: str) -> str:
     """Inline SVG of a series' points ([[written, value], ...], oldest first): a line over its range, a dot at
     its newest point, `title` as its tooltip."""
     values = [value for _written, value in points]
@@ -266,7 +268,7 @@ def _series_labels(report):
     return labels
 
 
-def trend_section(report):
+def trend_section(report: Mapping[str, Any]) -> str:
     """A row per host and GPU (named with its model), a sparkline per key figure over the reports (the document's
     `trend`), or ""."""
     trend = report.get("trend") if isinstance(report.get("trend"), dict) else {}
@@ -298,7 +300,7 @@ def trend_section(report):
         "".join("<th>%s</th>" % _esc(test) for test in tests), "".join(rows)))
 
 
-def html(report):
+def html(report: Mapping[str, Any]) -> str:
     """The fleet document as one self-contained HTML page."""
     require_fleet(report)
     hosts = report["hosts"]

@@ -15,6 +15,9 @@ Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 STATES = {"runs": "runs", "refused": "refused", "failed": "failed", "wrong_result": "wrong result",
           "not_measured": "not measured"}
 # the libraries' keys in the order of their cell, and the header of that cell
@@ -27,7 +30,7 @@ def _number(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def block(document):
+def block(document: Mapping[str, Any] | None) -> list[dict[str, Any]] | None:
     """[{gpu, name, libraries, recipes}] of the GPUs of a verification result that carry `low_precision`, in the
     order of the result's devices; None when none does."""
     benchmark = (document or {}).get("benchmark") if isinstance(document, dict) else None
@@ -53,7 +56,7 @@ def _runs(recipe):
     return recipe.get("state") == "runs" or (recipe.get("state") is None and _number(recipe.get("value")) is not None)
 
 
-def cell(recipe):
+def cell(recipe: Mapping[str, Any] | None) -> str:
     """The short text of one recipe: "1447 TFLOP/s (0.73)" for one that runs (its fraction of peak where known;
     "runs" without a value), else "refused", "failed", "wrong result" or "not measured" ("-": no recipe)."""
     if not isinstance(recipe, dict):
@@ -69,7 +72,7 @@ def cell(recipe):
     return STATES.get(state, str(state)) if state else "-"
 
 
-def title(recipe):
+def title(recipe: Mapping[str, Any] | None) -> str | None:
     """The long text of one recipe: its reason where it has one ("not supported on sm_90: MXFP8 needs compute
     capability 10.0+"), else its test and exact figure ("gemm_fp8: 1446.7 TFLOP/s, 0.7312 of peak") or state;
     None when nothing is known."""
@@ -94,7 +97,7 @@ def _name(recipe):
     return str(name) if name else None
 
 
-def libraries_text(libraries):
+def libraries_text(libraries: Mapping[str, Any] | str | None) -> str:
     """"2.11.0+cu130 / 13.0 / 13.1.0 / 580.159.04" (torch, CUDA, cuBLASLt, driver; "-" for each not known), or
     "-" when none is."""
     libraries = libraries if isinstance(libraries, dict) else {}
@@ -103,7 +106,7 @@ def libraries_text(libraries):
     return " / ".join(str(libraries.get(key) or "-") for key in LIBRARIES)
 
 
-def gpu_rows(report):
+def gpu_rows(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """[(host name, low-precision row)] of the fleet document, in host order: each host's rows that are mappings
     (a hand-edited or older fleet.json may hold anything)."""
     found = []
@@ -115,7 +118,7 @@ def gpu_rows(report):
     return found
 
 
-def gpu_text(row):
+def gpu_text(row: Mapping[str, Any]) -> str:
     """"0 NVIDIA H200": a row's GPU index and model, what of them is known ("-": neither)."""
     return " ".join(str(row[key]) for key in ("gpu", "name") if row.get(key) is not None) or "-"
 
@@ -129,7 +132,7 @@ def _recipes(row):
     return named
 
 
-def recipe_names(found):
+def recipe_names(found: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """The recipe names of gpu_rows()' rows, in the order first seen."""
     names = []
     for _host, row in found:
@@ -137,7 +140,7 @@ def recipe_names(found):
     return names
 
 
-def table(report):
+def table(report: Mapping[str, Any]) -> tuple[list[str] | None, list[list[tuple[str, str | None, str | None]]]]:
     """(header, rows) of the fleet's recipes: header ["host", "GPU", "torch / CUDA / cuBLASLt / driver", recipe
     names in the order first seen]; each row [(text, title, state)]: the host, the GPU ("0 NVIDIA H200"), its
     libraries, then one cell per recipe ("-", no title nor state, where the GPU has none). (None, []) when no
@@ -158,7 +161,7 @@ def table(report):
     return ["host", "GPU", LIBRARIES_HEADER] + names, rows
 
 
-def reasons(report):
+def reasons(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     """[{recipe, reason, gpus: [(host, gpu index)]}]: the reasons of the recipes that do not run (refused, failed,
     wrong result; not those a run did not measure), one per recipe
     and reason text, in the order of the recipes' columns, then in the order first seen."""
@@ -176,7 +179,7 @@ def reasons(report):
     return [grouped[key] for key in sorted(order, key=lambda key: names.index(key[0]))]
 
 
-def reason_text(item):
+def reason_text(item: Mapping[str, Any]) -> str:
     """"ws-01 GPU 0 MXFP8 (TN): <reason>" for one GPU, "MXFP8 (TN): <reason> (32 GPUs)" for more."""
     if len(item["gpus"]) == 1:
         host, gpu = item["gpus"][0]

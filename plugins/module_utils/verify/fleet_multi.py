@@ -12,13 +12,16 @@ column per destination. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.fleet_outliers import expected_flag
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import expected_of
 
 LINKS = {"nvlink": "NVLink", "pcie": "PCIe"}
 
 
-def models_text(names):
+def models_text(names: Sequence[str]) -> str:
     """"2 x NVIDIA H200", or the names joined where they differ."""
     names = [str(name) for name in names]
     if names and len(set(names)) == 1:
@@ -45,7 +48,7 @@ def _row(fig, test, gpu, name, where):
             "expected": expected, "fraction_of_expected": fraction, "reasons": [], "sm_clock_mhz": None}
 
 
-def block(document):
+def block(document: Mapping[str, Any]) -> dict[str, Any] | None:
     """{gpus, status, error, p2p, allreduce} of a result's multi-GPU figures, or None without them."""
     benchmark = (document or {}).get("benchmark") or {}
     multi = benchmark.get("multi_gpu")
@@ -77,7 +80,7 @@ def block(document):
             "status": multi.get("status"), "error": multi.get("error"), "p2p": p2p, "allreduce": allreduce}
 
 
-def flags(host, floor):
+def flags(host: Mapping[str, Any], floor: float) -> list[dict[str, Any]]:
     """"expected" flags of the host's P2P pairs and all-reduce below `floor` of their expected figure."""
     found = []
     multi = host.get("multi_gpu") if isinstance(host.get("multi_gpu"), dict) else {}
@@ -90,7 +93,7 @@ def flags(host, floor):
     return found
 
 
-def figure_text(row):
+def figure_text(row: Mapping[str, Any]) -> str:
     """"387.9 GB/s (0.86 of expected 450 GB/s, NVLink 4.0 x18)", or the status of a figure without a value."""
     if row.get("value") is None:
         return "%s%s" % (row.get("status") or "no figure", " (%s)" % row["error"] if row.get("error") else "")
@@ -102,7 +105,7 @@ def figure_text(row):
     return "%.4g %s" % (row["value"], row.get("unit")) + (" (%s)" % ", ".join(extra) if extra else "")
 
 
-def allreduce_text(multi):
+def allreduce_text(multi: Mapping[str, Any]) -> str:
     """"all-reduce over GPUs 0, 1 (2 x NVIDIA H200): bus bandwidth 294.8 GB/s (...), mib=256, 2 ranks", or None."""
     row = (multi or {}).get("allreduce")
     if not isinstance(row, dict):
@@ -113,7 +116,8 @@ def allreduce_text(multi):
     return text + "".join(", %s" % part for part in (row.get("size"), ranks) if part)
 
 
-def matrix(multi, flagged=()):
+def matrix(multi: Mapping[str, Any],
+           flagged: Collection[str] = ()) -> tuple[list[str] | None, list[list[tuple[str, bool]]]]:
     """(header, rows) of the P2P matrix: header ["from \\ to", "GPU 0 <model>", ...]; each row [(text, flagged)]:
     the source GPU, then one cell per destination ("-" on the diagonal and where no pair was measured).
     `flagged`: the "src->dst" keys of flagged pairs."""
@@ -136,7 +140,7 @@ def matrix(multi, flagged=()):
     return header, rows
 
 
-def host_views(report):
+def host_views(report: Mapping[str, Any]) -> list[tuple[str, str, list[str] | None, list[list[tuple[str, bool]]]]]:
     """[(host name, all-reduce text, matrix header, matrix rows)] of every multi-GPU host of a fleet document, in
     order: what the Markdown and the HTML pages draw (a flagged all-reduce or pair is marked in both)."""
     views = []

@@ -26,27 +26,28 @@ Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import median
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import expected_of
 
-MEASURED_KEYS = ("gpu", "name", "uuid", "test", "size", "profile", "value", "max", "unit", "fraction_of_peak",
-                 "expected", "fraction_of_expected", "reasons", "sm_clock_mhz", "ratio")
 # Figures of the path between host and GPU: reported, never flagged (the health gates judge the link).
 HOST_PATH_TESTS = ("h2d", "d2h")
 
 
-def best(row):
+def best(row: Mapping[str, Any]) -> float:
     """The figure's fastest repetition (`max`), else its value: what must be below a bound for a flag."""
     top = row.get("max")
     return top if isinstance(top, (int, float)) and top >= row["value"] else row["value"]
 
 
-def comparable(row):
+def comparable(row: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
     """What makes two figures comparable: model, test, size and profile."""
     return (row.get("name"), row.get("test"), row.get("size"), row.get("profile"))
 
 
-def measured(document):
+def measured(document: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """[{gpu, name, uuid, test, size, profile, value, max, unit, fraction_of_peak, expected, fraction_of_expected,
     reasons, sm_clock_mhz, ratio}]: every figure of the result that has a value, per device, sorted by GPU and
     test (expected: the expected figure's value, None without one; max: the fastest repetition)."""
@@ -78,7 +79,7 @@ def _gpu_rows(hosts):
                 yield host["host"], row
 
 
-def sustained_clock(host, gpu):
+def sustained_clock(host: Mapping[str, Any], gpu: int | str | None) -> dict[str, Any] | None:
     """{sm_clock_mhz, ratio, reasons} of the GPU's sustained figure, or None."""
     for row in host.get("measured") or []:
         if row.get("gpu") == gpu and row.get("test") == "sustained":
@@ -86,7 +87,7 @@ def sustained_clock(host, gpu):
     return None
 
 
-def flag(host, row, kind, reference, text):
+def flag(host: Mapping[str, Any], row: Mapping[str, Any], kind: str, reference: float, text: str) -> dict[str, Any]:
     """One flag: the figure, what it was compared with, and why the GPU may be slow (reasons, clocks)."""
     return {"host": host["host"], "gpu": row.get("gpu"), "model": row.get("name"), "test": row["test"],
             "size": row.get("size"), "value": row["value"], "unit": row.get("unit"), "kind": kind,
@@ -96,7 +97,7 @@ def flag(host, row, kind, reference, text):
             "sustained": sustained_clock(host, row.get("gpu")), "text": text}
 
 
-def expected_flag(host, row, floor):
+def expected_flag(host: Mapping[str, Any], row: Mapping[str, Any], floor: float) -> dict[str, Any] | None:
     """The "expected" flag of a figure below `floor` of its expected figure, or None (no expected figure, or
     at or above the floor)."""
     expected, fraction = row.get("expected"), row.get("fraction_of_expected")
@@ -107,7 +108,8 @@ def expected_flag(host, row, floor):
         row["test"], row["value"], row.get("unit"), fraction, expected, row.get("unit"), floor))
 
 
-def outlier_flags(hosts, ratio=0.9, expected_floor=0.75):
+def outlier_flags(hosts: Sequence[Mapping[str, Any]], ratio: float = 0.9,
+                  expected_floor: float = 0.75) -> list[dict[str, Any]]:
     """Flags of every host's GPU figures: kind "expected" (below `expected_floor` of its expected figure) and
     kind "peers" (below `ratio` of the median of the same model, test, size and profile on the other hosts),
     each only when the fastest repetition is below too; h2d and d2h are not flagged."""
@@ -133,7 +135,7 @@ def outlier_flags(hosts, ratio=0.9, expected_floor=0.75):
     return flags
 
 
-def flag_text(item):
+def flag_text(item: Mapping[str, Any]) -> str:
     """The flag's text with its GPU (or GPU pair) and model, reasons and clocks, and the note of a result measured
     while busy: what a person reads first."""
     parts = ["%s: %s" % (item.get("where") or "GPU %s %s" % (item["gpu"], item["model"]), item["text"])]

@@ -17,6 +17,8 @@ Ansible import.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
     fleet_history, fleet_hosts, fleet_low_precision, fleet_multi, fleet_outliers, fleet_trend)
@@ -37,7 +39,7 @@ DEPRECATED = {"peak_floor": "peak_floor is deprecated and ignored: a figure is c
 _MD_SPECIAL = re.compile(r"[\\`*{}\[\]()<>#!|&~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
-def md_cell(text):
+def md_cell(text: str) -> str:
     """Text for one Markdown table cell (or list item): punctuation that would format, link, open
     HTML or end the cell (|) is backslash-escaped, and line breaks become spaces."""
     return _MD_SPECIAL.sub(lambda match: "\\" + match.group(0), " ".join(str(text).splitlines()))
@@ -112,7 +114,8 @@ def _flags(hosts, values):
     return sorted(flags, key=lambda f: (f["host"], str(f["gpu"]), f["test"], f["kind"]))
 
 
-def fleet(documents, previous=None, play_hosts=None, settings=None):
+def fleet(documents: Mapping[str, Mapping[str, Any] | None], previous: Mapping[str, Any] | str | None = None,
+          play_hosts: Collection[str] | None = None, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """{schema, created, hosts (sorted by name), passed, failed, busy, stale, missing, flagged, trend, settings,
     previous} from {host: result document or None}, the previous report (fleet.json text or document) and
     the hosts of this play (None: every host is in it). `settings`: outlier_ratio, drop_ratio, expected_floor
@@ -143,7 +146,7 @@ def fleet(documents, previous=None, play_hosts=None, settings=None):
             "trend": fleet_trend.trend(hosts, prior, remembered)}
 
 
-def verdict_text(host):
+def verdict_text(host: Mapping[str, Any]) -> str:
     """"passed", "failed", "missing", "passed (stored result, 3 d old)", or a busy host's text ("busy: GPU 0 pid
     4242 (python3, user alice, 20.1 GiB)")."""
     if host.get("status") == "busy":
@@ -153,7 +156,7 @@ def verdict_text(host):
     return host["status"]
 
 
-def gpu_verdict_text(host, row):
+def gpu_verdict_text(host: Mapping[str, Any], row: Mapping[str, Any]) -> str:
     """The verdict of one GPU row (fleet_hosts.gpu_rows): "failed: gemm_bf16 min_fraction_of_expected", "passed
     (the host failed)" where another GPU or gate failed it, with the stored result's age and the note of a result
     measured while busy."""
@@ -169,14 +172,14 @@ def gpu_verdict_text(host, row):
     return text + ("; " + host["busy_note"] if host.get("busy_note") else "")
 
 
-def require_fleet(report):
+def require_fleet(report: object) -> None:
     """Raise ValueError unless `report` is a fleet() document (the renderers' input)."""
     missing = [key for key in ("created", "hosts", "passed", "failed") if key not in (report or {})]
     if missing:
         raise ValueError("not a fleet report document (no %s): give the output of fleet_report_data" % ", ".join(missing))
 
 
-def summary_text(report):
+def summary_text(report: Mapping[str, Any]) -> str:
     """"Results up to <time>. Passed: 3, failed or missing: 1. ..." (busy hosts, history, flags and notes where
     there are)."""
     text = "Results up to %s. Passed: %d, failed or missing: %d" % (
@@ -198,7 +201,7 @@ def summary_text(report):
     return text + (" " + problem + "." if problem else "")
 
 
-def gpu_cells(host, row):
+def gpu_cells(host: Mapping[str, Any], row: Mapping[str, Any]) -> list[str]:
     """The cells of one GPU row that both renderers show: the GPU and its model ("GPU 0 NVIDIA GeForce RTX 4090",
     "cpu", "-"), verdict, key figures (the model is in the GPU cell beside them), slowdowns, flags."""
     return [row["label"], gpu_verdict_text(host, row), ", ".join(figure_text(fig) for fig in row["figures"]) or "-",
@@ -230,7 +233,7 @@ def _low_precision_markdown(report):
     return lines + ([""] + ["- %s" % md_cell(fleet_low_precision.reason_text(item)) for item in found] if found else [])
 
 
-def markdown(report):
+def markdown(report: Mapping[str, Any]) -> str:
     """The fleet document as Markdown: the summary, a row per GPU of each host, the flagged figures, the low-precision
     recipes of each GPU, the multi-GPU figures, the busy hosts and the failures."""
     require_fleet(report)

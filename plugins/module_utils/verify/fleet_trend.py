@@ -13,10 +13,13 @@ import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 CAP = 20
 
 
-def series_name(row):
+def series_name(row: Mapping[str, Any]) -> str:
     """"GPU 0 gemm_bf16", or "cpu gemm_fp32" for a CPU-mode figure."""
     return "%s %s" % ("cpu" if row.get("gpu") is None else "GPU %s" % row["gpu"], row.get("test"))
 
@@ -52,7 +55,8 @@ def _add(series, entry):
             series.setdefault(series_name(row), {})[written] = row["value"]
 
 
-def trend(hosts, prior=None, remembered=None, cap=CAP):
+def trend(hosts: Sequence[Mapping[str, Any]], prior: Mapping[str, Any] | None = None,
+          remembered: Mapping[str, Any] = None, cap: int = CAP) -> dict[str, Any]:
     """{host: {series: [[written, value], ...]}} of the report's hosts (oldest first, at most `cap` points per
     series; hosts without a point are left out). `prior`: the previous fleet document; `remembered`: {host:
     the entry it remembers} (fleet_history.memories)."""

@@ -17,6 +17,9 @@ with_health() joins the verdict with a verification result. Pure functions, no A
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import slot_label
 
 GATES = ("pcie_gen", "pcie_width", "xid", "remapped_rows", "ecc_volatile", "ecc_aggregate", "pcie_replay", "nvlink")
@@ -30,17 +33,17 @@ BUSY_UTILIZATION = 50
 LINK_ADVICE = "reseat the card, check its slot or riser and the firmware's PCIe settings"
 
 
-def xid_numbers(values):
+def xid_numbers(values: Iterable[object]) -> list[object]:
     """Xid codes given as text ("13", from -e or a template) read as numbers; anything else is left as given."""
     return [int(x) if isinstance(x, str) and x.strip().isdigit() else x for x in values]
 
 
-def replay_bound(value):
+def replay_bound(value: object) -> object:
     """pcie_replay_max given as text ("16", from -e or a template) read as a number; anything else as given."""
     return int(value) if isinstance(value, str) and value.strip().isdigit() else value
 
 
-def options_errors(options):
+def options_errors(options: Mapping[str, Any]) -> list[str]:
     """Messages for options that are not what the gates read."""
     errors = ["verify_health_%s must be true or false (got %r)" % (key, options[key])
               for key in GATES + ("require_known",) if key in options and not isinstance(options[key], bool)]
@@ -62,7 +65,8 @@ def _same_gpu(device, gpu):
     return device.get("index") is not None and device.get("index") == gpu.get("index")
 
 
-def load_counters(benchmark, gpu):
+def load_counters(benchmark: Mapping[str, Any] | None,
+                  gpu: Mapping[str, Any]) -> tuple[dict[str, Any] | None, float | None]:
     """(counters, seconds) of the benchmark's device entry for this GPU (matched by UUID, else index), or (None,
     None): the link counters before and after its tests (hardware/link_counters.py) and how long it ran."""
     for device in (benchmark or {}).get("devices") or []:
@@ -71,7 +75,7 @@ def load_counters(benchmark, gpu):
     return None, None
 
 
-def load_link(benchmark, gpu):
+def load_link(benchmark: Mapping[str, Any] | None, gpu: Mapping[str, Any]) -> dict[str, Any]:
     """{gen, width, test}: the highest link generation and width the benchmark's telemetry saw on this GPU
     (matched by UUID, else index), or Nones."""
     best = {"gen": None, "width": None, "test": None}
@@ -102,7 +106,7 @@ def _unreadable(gpu, fields, what):
     return None
 
 
-def pcie_gen(gpu, load, stored):
+def pcie_gen(gpu: Mapping[str, Any], load: Mapping[str, Any], stored: str | None) -> dict[str, Any]:
     maximum, current = gpu.get("pcie_gen_max"), gpu.get("pcie_gen_current")
     missing = _unreadable(gpu, ("pcie_gen_max", "pcie_gen_current"), "PCIe link generation")
     if missing or maximum is None or current is None:
@@ -123,7 +127,7 @@ def pcie_gen(gpu, load, stored):
                     % (current, maximum, gpu.get("pstate") if gpu.get("pstate") is not None else "?"))
 
 
-def pcie_width(gpu, load):
+def pcie_width(gpu: Mapping[str, Any], load: Mapping[str, Any]) -> dict[str, Any]:
     maximum, current = gpu.get("pcie_width_max"), gpu.get("pcie_width_current")
     missing = _unreadable(gpu, ("pcie_width_max", "pcie_width_current"), "PCIe link width")
     if missing or maximum is None or current is None:
@@ -134,7 +138,7 @@ def pcie_width(gpu, load):
     return _verdict("failed", "PCIe link width x%s, expected x%s (the link's maximum): %s" % (width, maximum, LINK_ADVICE))
 
 
-def remapped_rows(gpu):
+def remapped_rows(gpu: Mapping[str, Any]) -> dict[str, Any]:
     rows, pages = gpu.get("remapped_rows"), gpu.get("retired_pages")
     problems, seen = [], []
     if rows is not None:
@@ -158,7 +162,7 @@ def remapped_rows(gpu):
     return missing or _verdict("unknown", "remapped rows and retired pages unknown")
 
 
-def ecc(gpu, field, what):
+def ecc(gpu: Mapping[str, Any], field: str, what: str) -> dict[str, Any]:
     value = gpu.get(field)
     if value is None:
         return _unreadable(gpu, (field,), "uncorrected ECC errors") or _verdict("unknown", "uncorrected ECC unknown")
@@ -180,7 +184,7 @@ def _xid_text(records, ignore):
     return "%s since boot, expected none%s" % (", ".join(parts), ignored)
 
 
-def xid(gpu, log, ignore):
+def xid(gpu: Mapping[str, Any], log: Mapping[str, Any], ignore: Collection[int]) -> dict[str, Any]:
     if not log.get("source"):
         return _verdict("unknown", "Xid errors unknown: the kernel log could not be read (%s)" % log.get("error"))
     bus = (gpu.get("pci_bus_id") or "").rsplit(".", 1)[0]
@@ -198,7 +202,8 @@ def _aer_text(aer):
                               for kind in ("correctable", "nonfatal", "fatal"))
 
 
-def pcie_replay(gpu, counters, seconds, bound, stored):
+def pcie_replay(gpu: Mapping[str, Any], counters: Mapping[str, Any] | None, seconds: float | None, bound: int,
+                stored: str | None) -> dict[str, Any]:
     """The PCIe replays and AER errors of the benchmark's run on this GPU; without its counters, the replays
     since the driver loaded (none: passed)."""
     if counters is None:
@@ -231,7 +236,7 @@ def pcie_replay(gpu, counters, seconds, bound, stored):
     return _verdict("passed", "PCIe replays +%s %s; %s" % (replay["delta"], where, _aer_text(aer)))
 
 
-def nvlink(gpu):
+def nvlink(gpu: Mapping[str, Any]) -> dict[str, Any]:
     """A link NVML lists but reports down while other links of the GPU are up fails, naming the links."""
     links = gpu.get("nvlink")
     if not links:
@@ -275,7 +280,9 @@ def _orphans(log, gpus, ignore):
     return found
 
 
-def evaluate(reading, options=None, host="", benchmark=None, stored=None, device="cuda"):
+def evaluate(reading: Mapping[str, Any], options: Mapping[str, Any] | None = None, host: str = "",
+             benchmark: Mapping[str, Any] | None = None, stored: str | None = None,
+             device: str = "cuda") -> dict[str, Any]:
     """{passed, failures, unknown, not_supported, notes, gpus, kernel_log, summary}: the health gates of a
     gpu_health reading. `benchmark` is the torch_benchmark document whose telemetry holds the link under load,
     `stored` the date of the result it comes from when that result is not this run's."""
@@ -320,7 +327,7 @@ def evaluate(reading, options=None, host="", benchmark=None, stored=None, device
             "summary": summary(passed, failures, unknown, gpus)}
 
 
-def summary(passed, failures, unknown, gpus):
+def summary(passed: bool, failures: Sequence[str], unknown: Sequence[str], gpus: Sequence[Mapping[str, Any]]) -> str:
     """"health: passed on 2 GPUs; unknown: ..." in one line."""
     if failures:
         text = "health: %d gate failure(s): %s" % (len(failures), "; ".join(failures))
@@ -329,7 +336,7 @@ def summary(passed, failures, unknown, gpus):
     return text + ("; unknown: %s" % "; ".join(unknown) if unknown else "")
 
 
-def with_health(document, health):
+def with_health(document: Mapping[str, Any], health: Mapping[str, Any]) -> dict[str, Any]:
     """The verification result with the health verdict joined: `health` added, `passed` false and the message
     naming the failures when a health gate failed, the health line added to `summary`. An empty `health`
     (the gates are off) leaves the document as it is."""

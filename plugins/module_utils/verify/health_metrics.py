@@ -11,6 +11,9 @@ leaves it out too); the Xid metrics exist only when the kernel log was read. Pur
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import GATES
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import textfile
 
@@ -44,7 +47,7 @@ HELP = {
 }
 
 
-def dcgm_labels(gpu, hostname):
+def dcgm_labels(gpu: Mapping[str, Any], hostname: str) -> list[tuple[str, Any]]:
     """dcgm-exporter's labels of a GPU."""
     return [("gpu", gpu.get("index")), ("UUID", gpu.get("uuid") or ""), ("pci_bus_id", gpu.get("bus_id") or ""),
             ("device", gpu.get("device") or ""), ("modelName", gpu.get("name") or ""), ("Hostname", hostname)]
@@ -69,7 +72,8 @@ def _dcgm_values(gpu, xids):
     yield "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", gpu.get("ecc_uncorrected_aggregate")
 
 
-def samples(reading, health, host=""):
+def samples(reading: Mapping[str, Any], health: Mapping[str, Any] | None,
+            host: str = "") -> Iterator[tuple[str, list[tuple[str, Any]], int]]:
     """(name, labels, value) of every metric of a reading and its health verdict."""
     hostname = reading.get("hostname") or host
     log = reading.get("kernel_log") or {}
@@ -98,7 +102,7 @@ def samples(reading, health, host=""):
         yield PREFIX + "passed", [("Hostname", hostname)], 1 if health.get("passed") else 0
 
 
-def prometheus(reading, health=None, host=""):
+def prometheus(reading: Mapping[str, Any], health: Mapping[str, Any] | None = None, host: str = "") -> str:
     """The textfile of a gpu_health reading (and the gates' verdict on it)."""
     def help_text(name):
         return DCGM[name][1] if name in DCGM else HELP[name[len(PREFIX):]]

@@ -20,6 +20,9 @@ variable); the gates are judged only once the request itself can run. Pure funct
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import gates as benchmark_gates
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.suite import (
     PROFILE_TESTS, TESTS, select_tests, skip_reason)
@@ -49,7 +52,7 @@ def _request(request):
     return merged
 
 
-def as_int(value):
+def as_int(value: object) -> int:
     """An integer as Jinja's `int` filter reads it: 0 for what does not convert."""
     try:
         return int(value)
@@ -64,7 +67,7 @@ def _absolute(value):
     return isinstance(value, str) and value.startswith("/")
 
 
-def request_refusals(request):
+def request_refusals(request: Mapping[str, Any] | None) -> list[str]:
     """Why a request cannot run at all, one message per variable (only the keys the request holds are judged):
     the profile and device, the interpreter and results directory as absolute paths, the sustained test's
     length and gates that are not a dict."""
@@ -87,24 +90,24 @@ def request_refusals(request):
     return refusals
 
 
-def output_dirs(request):
+def output_dirs(request: Mapping[str, Any]) -> dict[str, Any]:
     """Where results go, variable name -> path, checked before any work (an empty path is not checked)."""
     return {"verify_results_dir": request.get("results_dir", ""),
             "verify_prometheus_textfile_dir": request.get("textfile_dir", "")}
 
 
-def input_paths(request):
+def input_paths(request: Mapping[str, Any]) -> dict[str, Any]:
     """The path inputs stack_fingerprint checks before anything is read (relative, of the wrong kind), variable name
     -> path: the interpreter and the toolkit (an empty path is not checked)."""
     return {"verify_python": request.get("python", ""), "verify_cuda_home": request.get("cuda_home", "")}
 
 
-def product_line(device, gpu_name):
+def product_line(device: str, gpu_name: str) -> str:
     """"cpu" in CPU mode, else the catalogue's product line of the GPU's name."""
     return "cpu" if device == "cpu" else gpu_line(gpu_name)
 
 
-def tests_run(profile, tests):
+def tests_run(profile: str, tests: Sequence[str] | None) -> list[str]:
     """The tests a run executes: `tests` when given, else the profile's (unknown names are left out)."""
     return select_tests(profile, tests)[0] if tests else list(PROFILE_TESTS.get(profile, []))
 
@@ -123,7 +126,8 @@ def _runs_nowhere_reason(name, profile, tests, device):
     return None
 
 
-def gate_errors(gates, device="cuda", profile=None, tests=None):
+def gate_errors(gates: Mapping[str, Any], device: str = "cuda", profile: str | None = None,
+                tests: Sequence[str] | None = None) -> list[str]:
     """What is wrong with user-given gates: names, bounds, values (benchmark.gates.validate) and, when
     `profile` is given, gates on a test the profile (or `tests`) does not run on the device."""
     if not isinstance(gates, dict):
@@ -139,7 +143,7 @@ def gate_errors(gates, device="cuda", profile=None, tests=None):
     return errors + benchmark_gates.validate(checked, {}, device)
 
 
-def default_gates(line, names, device, forbid_clock_reasons):
+def default_gates(line: str, names: Sequence[str], device: str, forbid_clock_reasons: Sequence[str]) -> dict[str, Any]:
     """The product line's gates on the tests that run, the forbidden clock reasons added to `sustained`."""
     gates = dict((name, dict(bounds)) for name, bounds in DEFAULT_GATES[line].items())
     if device == "cuda" and forbid_clock_reasons:
@@ -148,7 +152,8 @@ def default_gates(line, names, device, forbid_clock_reasons):
                 if name in names and not skip_reason(name, device))
 
 
-def gpu_gate_errors(gpu_gates, device="cuda", profile=None, tests=None):
+def gpu_gate_errors(gpu_gates: Any, device: str = "cuda", profile: str | None = None,
+                    tests: Sequence[str] | None = None) -> list[str]:
     """What is wrong with the user's per-GPU gates: their shape (benchmark.gates.validate_gpu_gates) and, per
     entry, what gate_errors() finds in its gates."""
     if device == "cpu" and gpu_gates:
@@ -162,19 +167,19 @@ def gpu_gate_errors(gpu_gates, device="cuda", profile=None, tests=None):
     return errors
 
 
-def line_gates(names, device, forbid_clock_reasons):
+def line_gates(names: Sequence[str], device: str, forbid_clock_reasons: Sequence[str]) -> list[dict[str, Any]]:
     """[{line, gates}]: each product line's default gates on the tests that run, for torch_benchmark's
     gpu_gates (every GPU matched on its own line)."""
     return [{"line": line, "gates": default_gates(line, names, device, forbid_clock_reasons)} for line in LINES]
 
 
-def gpu_names(request):
+def gpu_names(request: Mapping[str, Any]) -> list[str]:
     """The GPUs' names: `gpu_names`, else the one `gpu_name`."""
     names = [name for name in request.get("gpu_names") or [] if name]
     return names or ([request["gpu_name"]] if request.get("gpu_name") else [])
 
 
-def sizes(names, request):
+def sizes(names: Sequence[str], request: Mapping[str, Any]) -> dict[str, Any]:
     """verify_sizes, with the sustained test's length when it runs."""
     if not isinstance(request["sizes"], dict):
         return request["sizes"]  # torch_benchmark refuses it, naming the option
@@ -185,7 +190,7 @@ def sizes(names, request):
     return result
 
 
-def settings(request):
+def settings(request: Mapping[str, Any]) -> dict[str, Any]:
     """What a stored result depends on besides stack, GPUs and code: device, profile, tests run, sizes, the
     user's gates and per-GPU gates (empty: the product lines' defaults, which are code), the forbidden clock
     reasons, and whether NVLink multicast was on (only when it was: results stored before it stand)."""
@@ -199,7 +204,7 @@ def settings(request):
     return found
 
 
-def plan(request):
+def plan(request: Mapping[str, Any]) -> dict[str, Any]:
     """{"product_line", "product_lines", "tests", "sizes", "gates" (common), "gpu_gates" (per GPU), "settings",
     "errors", "refusals", "output_dirs", "input_paths"} of a verify request.
 

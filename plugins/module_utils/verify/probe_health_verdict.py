@@ -14,6 +14,9 @@ Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.gpu_health import TEXTFILE
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_gates import evaluate
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.health_metrics import prometheus
@@ -27,7 +30,8 @@ def _directory(path):
     return path.rstrip("/") or path
 
 
-def refusal(probe, decision, driver, request):
+def refusal(probe: Mapping[str, Any] | None, decision: Mapping[str, Any], driver: Mapping[str, Any],
+            request: Mapping[str, Any]) -> str:
     """Why the probe's reading does not serve this verify run ('' when it does)."""
     if not (decision or {}).get("reuse"):
         return "the stack is verified in this run: its health is read after the benchmark"
@@ -46,7 +50,8 @@ def refusal(probe, decision, driver, request):
     return ""
 
 
-def textfile(reading, verdict, host, directory, current):
+def textfile(reading: Mapping[str, Any], verdict: Mapping[str, Any], host: str, directory: str,
+             current: str | None) -> dict[str, Any]:
     """{path, content, write} of the health textfile in `directory` ('' for none): `write` when `current` (its
     text as the probe read it, None when absent) differs from the content gpu_health would write."""
     if not directory:
@@ -55,7 +60,8 @@ def textfile(reading, verdict, host, directory, current):
     return {"path": "%s/%s" % (_directory(directory), TEXTFILE), "content": content, "write": content != current}
 
 
-def judged(probe, decision, driver, request):
+def judged(probe: Mapping[str, Any] | None, decision: Mapping[str, Any], driver: Mapping[str, Any],
+           request: Mapping[str, Any]) -> dict[str, Any]:
     """{use, reason, health, verdict, textfile}: what gpu_health would return for the verify role, from the probe's
     reading when it serves (use: true), else use: false and why (the role then calls gpu_health).
 

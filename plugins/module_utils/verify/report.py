@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import calendar
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.capability import line as low_precision_line
 
@@ -38,14 +40,14 @@ HELP = {
 }
 
 
-def device_figures(document):
+def device_figures(document: Mapping[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(device entry, figures) per benchmarked device of a verification result."""
     benchmark = (document or {}).get("benchmark") or {}
     for device in benchmark.get("devices") or []:
         yield device, device.get("figures") or {}
 
 
-def expected_of(fig):
+def expected_of(fig: Mapping[str, Any]) -> tuple[float | None, float | None]:
     """(expected value, fraction of expected) of a figure: its `expected.value` and `fraction_of_expected` (computed
     from the two when only the expectation is there); (None, None) without an expectation."""
     expected = (fig or {}).get("expected")
@@ -59,7 +61,7 @@ def expected_of(fig):
     return value, fraction
 
 
-def key_figures(document):
+def key_figures(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     """[{gpu, name, uuid, test, size, value, unit, peak, fraction_of_peak, expected, fraction_of_expected, status,
     reasons, sm_clock_mhz, ratio}] of the key tests (expected: the expected figure's value, or None)."""
     rows = []
@@ -81,7 +83,7 @@ def key_figures(document):
     return rows
 
 
-def figure_text(row):
+def figure_text(row: Mapping[str, Any]) -> str:
     """"gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak)", with ratio, reasons and clock where known."""
     if row["value"] is None:
         return "%s %s" % (row["test"], row["status"])
@@ -100,12 +102,12 @@ def figure_text(row):
     return text + (" (%s)" % ", ".join(extra) if extra else "")
 
 
-def gpu_text(gpu, name):
+def gpu_text(gpu: int | None, name: str) -> str:
     """"GPU 0 NVIDIA H100 80GB HBM3", or "cpu" for a CPU-mode device."""
     return "cpu" if gpu is None else "GPU %s %s" % (gpu, name)
 
 
-def figures_line(rows):
+def figures_line(rows: Sequence[Mapping[str, Any]]) -> str:
     """"GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak), ..." of one device's
     key figure rows (the device of the first row)."""
     return "%s: %s" % (gpu_text(rows[0]["gpu"], rows[0]["name"]), ", ".join(figure_text(row) for row in rows))
@@ -117,7 +119,7 @@ def _memory(mib):
     return "%.1f GiB" % (mib / 1024.0) if mib >= 1024 else "%d MiB" % mib
 
 
-def busy_text(busy):
+def busy_text(busy: Mapping[str, Any]) -> str:
     """A result's `busy` as text: its own ("busy: GPU 0 pid 4242 (python3, user alice, 20.1 GiB)"), else made from
     its processes the same way."""
     if isinstance(busy.get("text"), str) and busy["text"]:
@@ -128,7 +130,7 @@ def busy_text(busy):
     return "busy: " + ("; ".join(parts) if parts else "another process on the GPU")
 
 
-def busy_note(document):
+def busy_note(document: Mapping[str, Any]) -> str | None:
     """"measured while busy: GPU 0 pid 1099 (python3, user root, 874 MiB)" of a result measured beside another
     process (`busy.state` measured_busy), else None."""
     busy = (document or {}).get("busy")
@@ -138,7 +140,7 @@ def busy_note(document):
     return "measured while busy: " + (text[len("busy: "):] if text.startswith("busy: ") else text)
 
 
-def summary(document):
+def summary(document: Mapping[str, Any]) -> list[str]:
     """One line per device: "GPU 0 NVIDIA H100 80GB HBM3: gemm_bf16 795 TFLOP/s (0.98 of expected, 0.80 of peak),
     ...", then one per GPU on its low-precision recipes; a deferred busy result: its busy text; a result measured
     while busy: that note last."""
@@ -155,7 +157,7 @@ def summary(document):
     return lines + ([busy_note(document)] if busy_note(document) else [])
 
 
-def check_gpu(gpu):
+def check_gpu(gpu: Mapping[str, Any]) -> dict[str, Any]:
     """The few facts of a torch_cuda_check GPU entry the result keeps."""
     return {"index": gpu.get("index"), "name": gpu.get("name"), "sm": gpu.get("sm"),
             "verdict": (gpu.get("kernel_image") or {}).get("verdict")}
@@ -213,7 +215,8 @@ def _samples(document):
                 yield "benchmark_clock_event_reason", labels + [("reason", reason)], 1
 
 
-def textfile(samples, help_text, metric_type=None):
+def textfile(samples: Iterable[tuple[str, Sequence[tuple[str, Any]], float]], help_text: Callable[[str], str],
+             metric_type: Callable[[str], str] | None = None) -> str:
     """node_exporter's textfile format of (name, labels, value) samples: HELP and TYPE once per metric (in the
     order metrics first appear), then its samples. `help_text(name)` gives the help, `metric_type(name)` the
     type (default gauge)."""
@@ -229,7 +232,7 @@ def textfile(samples, help_text, metric_type=None):
     return "\n".join(lines) + "\n"
 
 
-def prometheus(document):
+def prometheus(document: Mapping[str, Any]) -> str:
     """The textfile: HELP and TYPE once per metric, then its samples (all gauges)."""
     def help_text(name):
         metric = name[len(PREFIX):]

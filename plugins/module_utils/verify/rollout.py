@@ -8,6 +8,9 @@ fact: {host, batch (the hosts of its batch), before, after (where `current` poin
 (epoch seconds), passed, rolled_back, message}; a host without one was not reached."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 
 SKIPPED = "skipped (busy)"
 
@@ -20,7 +23,7 @@ def _outcome(result):
     return "upgraded" if result.get("before") != result.get("after") else "already as asked"
 
 
-def summary(hosts, results):
+def summary(hosts: Sequence[str], results: Mapping[str, Mapping[str, Any] | None]) -> dict[str, Any]:
     """{batches: [{number, hosts, seconds, outcomes: {host: outcome}}], passed, rolled_back, failed, skipped,
     not_reached, seconds, lines} for the rollout's hosts in order and {host: rollout_result or None}."""
     batches, seen = [], {}
@@ -54,7 +57,7 @@ def summary(hosts, results):
     return report
 
 
-def lines(report):
+def lines(report: Mapping[str, Any]) -> list[str]:
     """"batch 1 (canary) ws1: 12.0 s; upgraded: ws1", ..., then the rolled back and not reached hosts."""
     out = []
     for batch in report["batches"]:

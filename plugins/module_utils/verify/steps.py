@@ -18,6 +18,9 @@ nor with the health off. Pure functions, no Ansible import.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.probe_health_verdict import NOT_USED
 from ansible_collections.blackwell.pytorch.plugins.module_utils.verify.report import prometheus
 from ansible_collections.blackwell.pytorch.plugins.module_utils.results.stored import TEXTFILE
@@ -29,7 +32,7 @@ VERIFY_TEXTFILE = "verify_textfile.yml"
 NO_TEXTFILE = {"path": "", "content": "", "write": False}
 
 
-def health_file(reuse, health, judged):
+def health_file(reuse: bool, health: bool, judged: Mapping[str, Any] | None) -> str | None:
     """The health task file the role includes when the stored result stands; None when none runs (the health not
     read, the run path reading it in benchmark.yml, or the probe's reading serving with its textfile unchanged)."""
     if not health or not reuse:
@@ -40,7 +43,7 @@ def health_file(reuse, health, judged):
     return HEALTH_TEXTFILE if (judged.get("textfile") or {}).get("write") else None
 
 
-def textfile(decision, directory):
+def textfile(decision: Mapping[str, Any], directory: str) -> dict[str, Any]:
     """{path, content, write} of the verification textfile a stored result that stands is rendered into (`directory`:
     verify_prometheus_textfile_dir, '' for none): `write` when the decision's answer read it missing, or with other
     text, or did not say (result_files then compares it itself). Nothing to write when the result does not stand
@@ -56,7 +59,8 @@ def textfile(decision, directory):
     return {"path": path, "content": content, "write": not known or found.get("text") != content}
 
 
-def files(reuse, health, container, judged=None, fingerprint=False, metrics=None, preview=False):
+def files(reuse: bool, health: bool, container: bool, judged: Mapping[str, Any] | None = None,
+          fingerprint: bool = False, metrics: Mapping[str, Any] | None = None, preview: bool = False) -> list[str]:
     """The task files the role includes, in order; `fingerprint`: its own stack_fingerprint call is still to be
     made (fingerprint.yml alone, which includes the rest after the call); `metrics`: textfile()'s answer;
     `preview`: a check run found no stack yet (the verdict alone, which says so)."""
@@ -70,14 +74,15 @@ def files(reuse, health, container, judged=None, fingerprint=False, metrics=None
         ["container.yml"] if container else [])
 
 
-def pending(decision, options):
+def pending(decision: Mapping[str, Any], options: Mapping[str, Any] | None) -> bool:
     """Whether the role's own stack_fingerprint call is still to be made: the decision asks for it (`call`) and
     `options` do not say it was made (`fingerprinted`: `decision` then holds its answer)."""
     return bool(decision.get("call")) and not (options or {}).get("fingerprinted")
 
 
-def health(decision, judge, options):
-    """The health the steps carry: `judge()` (the probe's reading judged, verify_health_probe's answer) when the
+def health(decision: Mapping[str, Any], judge: Callable[[], Mapping[str, Any] | None],
+           options: Mapping[str, Any]) -> dict[str, Any]:
+    """The health the steps carry: `judge()` (the probe's reading judged, the verify_steps filter's judgement) when the
     health is read and no fingerprint call is pending, else not used and why; `judge` is called only then."""
     if pending(decision, options):
         return dict(NOT_USED, use=False, reason="the role's stack_fingerprint call comes first")
@@ -86,10 +91,11 @@ def health(decision, judge, options):
     return judge() or {}
 
 
-def steps(decision, judge, options):
+def steps(decision: Mapping[str, Any], judge: Callable[[], Mapping[str, Any] | None],
+          options: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """[{file, decision, health, textfile}]: the task files for `decision` (verify_decision's answer), `options`
     {health, container, fingerprinted (the role's stack_fingerprint call was made: `decision` holds its answer),
-    textfile_dir}, each with the decision, the judged health: what `judge` (no arguments; the verify_health_probe
+    textfile_dir}, each with the decision, the judged health: what `judge` (no arguments; the verify_steps
     answer) returns, called at most once and only when the health is read and no fingerprint call is pending
     (health()), and the verification textfile of a stored result that stands (textfile())."""
     options = options or {}

@@ -16,6 +16,8 @@ Python 3.9, stdlib only, no Ansible import; nothing here reads a file or the net
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 # pip option -> (setting, role variable that sets it)
@@ -48,7 +50,8 @@ def _options(args):
     return out
 
 
-def settings(ca_path="", client_cert="", trusted_hosts=(), proxy="", extra_args=()):
+def settings(ca_path: str = "", client_cert: str = "", trusted_hosts: Sequence[str] = (), proxy: str = "",
+             extra_args: Sequence[str] = ()) -> dict[str, Any]:
     """{"ca_path", "client_cert", "proxy", "trusted_hosts", "from": {setting: where it came from}}."""
     found = {"ca_path": ca_path or "", "client_cert": client_cert or "", "proxy": proxy or "",
              "trusted_hosts": [str(host) for host in trusted_hosts or ()]}
@@ -63,7 +66,7 @@ def settings(ca_path="", client_cert="", trusted_hosts=(), proxy="", extra_args=
     return found
 
 
-def extra_args_refusal(extra_args):
+def extra_args_refusal(extra_args: Sequence[str]) -> str | None:
     """The refusal of pytorch_pip_extra_args that send pip to another index than the one the plan reads."""
     where = sorted(set(option for option, _value in _options(extra_args) if option in _WHERE))
     if not where:
@@ -81,7 +84,7 @@ def _host_port(netloc):
     return host, (port if sep else None)
 
 
-def verifies(url, trusted_hosts):
+def verifies(url: str, trusted_hosts: Iterable[str]) -> bool:
     """False for an https URL on a trusted host as pip reads --trusted-host: "host" matches every port,
     "host:port" that port only; True otherwise."""
     host, port = _host_port(urlsplit(str(url)).netloc)
@@ -92,7 +95,7 @@ def verifies(url, trusted_hosts):
     return True
 
 
-def credentials_for(url, index_url):
+def credentials_for(url: str, index_url: str) -> str:
     """`url` with the index URL's user:password@ when it names the same host and port and carries none
     (pip sends an index's credentials to every URL of its host); `url` as it is otherwise."""
     parts, index = urlsplit(str(url)), urlsplit(str(index_url or ""))
@@ -104,7 +107,7 @@ def credentials_for(url, index_url):
     return urlunsplit(parts._replace(netloc="%s@%s" % (userinfo, parts.netloc)))
 
 
-def pem_refusal(text, path, variable="pytorch_index_client_cert"):
+def pem_refusal(text: str, path: str, variable: str = "pytorch_index_client_cert") -> str:
     """The refusal of a client certificate file without a certificate or without a private key (pip's
     --client-cert takes both in one PEM file); None when it has both. Never quotes the file."""
     lacks = [what for what, pattern in (("certificate", r"-----BEGIN CERTIFICATE-----"),
@@ -116,7 +119,7 @@ def pem_refusal(text, path, variable="pytorch_index_client_cert"):
             "(cat client.crt client.key > client.pem; mode 0600)." % (variable, path, " and no ".join(lacks)))
 
 
-def tls_problem(reason, verify_message=""):
+def tls_problem(reason: str, verify_message: str = "") -> tuple[str, str] | None:
     """(error, hint) for a TLS failure, from the SSL error's reason ("CERTIFICATE_VERIFY_FAILED",
     "TLSV13_ALERT_CERTIFICATE_REQUIRED", ...) and verify message; None when it is not a TLS failure."""
     reason = str(reason or "").upper()
@@ -136,7 +139,7 @@ def tls_problem(reason, verify_message=""):
     return None
 
 
-def http_problem(code, reason, sent_credentials):
+def http_problem(code: int, reason: str, sent_credentials: bool) -> tuple[str, str] | None:
     """(error, hint) for an HTTP status that credentials decide (401, 403, 407); None for the others."""
     if code == 401:
         said = "the credentials given were refused" if sent_credentials else "it wants credentials and got none"

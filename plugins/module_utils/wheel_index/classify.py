@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Mapping
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import metadata, zip_range
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import IndexUnreachable, RangeRefused
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import Fetcher, IndexUnreachable, RangeRefused
 
 CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 
 
-def read_metadata(entry, fetch, cache=None):
+def read_metadata(entry: Mapping[str, Any], fetch: Fetcher,
+                  cache: dict[str, tuple[str, str]] | None = None) -> tuple[str, str]:
     """(METADATA text, how it was read) of a listed wheel; cached by URL in `cache` (a dict)."""
     cache = {} if cache is None else cache
     if entry["url"] in cache:
@@ -49,7 +52,8 @@ def read_metadata(entry, fetch, cache=None):
     return found
 
 
-def classify(entry, fetch, python_tag, arch, cache=None):
+def classify(entry: Mapping[str, Any], fetch: Fetcher, python_tag: str, arch: str,
+             cache: dict[str, tuple[str, str]] | None = None) -> dict[str, str]:
     """{"channel": "cu130" | "cpu" | None, "cuda": "13.0" | None, "how", "evidence"} of one torch wheel."""
     label = entry.get("label") or ""
     if CHANNEL.match(label):
@@ -61,7 +65,8 @@ def classify(entry, fetch, python_tag, arch, cache=None):
     return dict(build, how=how)
 
 
-def torch_requirement(entry, fetch, python_tag, arch, cache=None):
+def torch_requirement(entry: Mapping[str, Any], fetch: Fetcher, python_tag: str, arch: str,
+                      cache: dict[str, tuple[str, str]] | None = None) -> dict[str, str]:
     """A companion wheel's declared torch requirement ({"exact"} / {"lower"} / {})."""
     text, _how = read_metadata(entry, fetch, cache)
     return metadata.torch_requirement(metadata.requires_dist(text), python_tag, arch)

@@ -20,6 +20,7 @@ import os
 import re
 import socket
 import ssl
+from collections.abc import Mapping
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
 from urllib.request import proxy_bypass_environment
@@ -36,7 +37,7 @@ PROXY_HINT = ("the request went through the proxy %s names: check that proxy, se
               "%s where the index is reachable without a proxy")
 
 
-def proxy_used(url, proxy=""):
+def proxy_used(url: str, proxy: str = "") -> tuple[str, str] | None:
     """(proxy URL, where it was set) of the proxy a request to `url` goes through, or None: `proxy` (pytorch_proxy),
     else the environment's variable for the URL's scheme as urllib reads it (the lower-case name first, no_proxy
     honoured); a file: URL goes through none."""
@@ -165,7 +166,7 @@ class Fetcher(object):
         except (socket.timeout, OSError, ValueError, netrc.NetrcParseError) as exc:
             raise self._failure(url, exc)
 
-    def get(self, url, headers=None):
+    def get(self, url: str, headers: Mapping[str, str] | None = None) -> tuple[str, bytes]:
         response = self._open(url, headers)
         try:
             body = response.read()
@@ -175,7 +176,7 @@ class Fetcher(object):
             response.close()
         return (response.headers.get("Content-Type") or ""), body
 
-    def get_range(self, url, start, end=None):
+    def get_range(self, url: str, start: int, end: int | None = None) -> tuple[bytes, int | None]:
         spec = "bytes=%d" % start if end is None and start < 0 else "bytes=%d-%s" % (start, "" if end is None else end)
         response = self._open(url, {"Range": spec})
         try:

@@ -11,6 +11,8 @@ Python 3.9, stdlib only, no Ansible import.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import unquote
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
@@ -20,7 +22,7 @@ _ARCHES = ("x86_64", "aarch64")
 _PY_TAG = re.compile(r"^cp(\d)(\d+)$")
 
 
-def parse_wheel(filename):
+def parse_wheel(filename: str) -> dict[str, Any] | None:
     """{"name", "version", "public", "label", "build", "python", "abi", "platform", "filename"} or None.
 
     filename may be URL-quoted (torch-2.9.1%2Bcu128-...); python/abi/platform are lists (compressed
@@ -42,7 +44,7 @@ def parse_wheel(filename):
             "key": fields["key"], "final": not (fields["pre"] or fields["dev"] is not None)}
 
 
-def target_tags(python_tag, machine):
+def target_tags(python_tag: str, machine: str) -> tuple[str, str]:
     """Check the target: ("cp311", "x86_64"). python_tag "cp311", "3.11" or "311"; machine "x86_64" /
     "aarch64" / "amd64" / "arm64" or a platform tag such as linux_x86_64. Raises ValueError."""
     text = str(python_tag or "").strip().lower()
@@ -57,7 +59,7 @@ def target_tags(python_tag, machine):
     return "cp%s%s" % match.groups(), arch
 
 
-def fits(wheel, python_tag, arch):
+def fits(wheel: Mapping[str, Any], python_tag: str, arch: str) -> bool:
     """Whether the parsed wheel installs on CPython `python_tag` (cp311) on Linux `arch`."""
     major_minor = _PY_TAG.match(python_tag).groups()
     pythons = set(wheel["python"])

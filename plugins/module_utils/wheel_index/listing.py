@@ -17,17 +17,18 @@ from __future__ import annotations
 import json
 import os
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlparse
 from urllib.request import url2pathname
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import IndexUnreachable
+from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import Fetcher, IndexUnreachable
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.filenames import parse_wheel
 
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
 
 
-def local_dir(index_url):
+def local_dir(index_url: str) -> str | None:
     """The directory an index URL names when it is a local wheelhouse (a path or file://), else None."""
     text = str(index_url or "")
     if text.startswith("file://"):
@@ -37,7 +38,7 @@ def local_dir(index_url):
     return text if os.path.isdir(text) else None
 
 
-def project_url(index_url, name):
+def project_url(index_url: str, name: str) -> str:
     """<index>/<normalized name>/ (PEP 503)."""
     return "%s/%s/" % (str(index_url).rstrip("/"), normalized(name))
 
@@ -80,7 +81,7 @@ def _entry(filename, url, metadata, yanked):
     return wheel
 
 
-def parse_json_page(text, page_url):
+def parse_json_page(text: str, page_url: str) -> list[dict[str, Any]]:
     """Wheel entries of a PEP 691 project page."""
     data = json.loads(text)
     out = []
@@ -93,7 +94,7 @@ def parse_json_page(text, page_url):
     return out
 
 
-def parse_html_page(text, page_url):
+def parse_html_page(text: str, page_url: str) -> list[dict[str, Any]]:
     """Wheel entries of a PEP 503 project page (a <base href> is honoured)."""
     parser = _Anchors()
     parser.feed(text)
@@ -127,7 +128,7 @@ def _base_tags(text):
     return parser.found
 
 
-def wheelhouse_files(directory, name):
+def wheelhouse_files(directory: str, name: str) -> list[dict[str, Any]]:
     """Wheel entries of project `name` in a flat directory of wheels."""
     out = []
     for filename in sorted(os.listdir(directory)):
@@ -139,7 +140,7 @@ def wheelhouse_files(directory, name):
     return out
 
 
-def list_project(index_url, name, fetch):
+def list_project(index_url: str, name: str, fetch: Fetcher) -> list[dict[str, Any]]:
     """Every wheel of project `name` on the index (or in the wheelhouse directory).
 
     A local directory with <name>/index.html inside is read as a PEP 503 tree, else as a flat

@@ -13,6 +13,7 @@ Python 3.9, stdlib only, no Ansible import.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from email.parser import HeaderParser
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import normalized
@@ -28,12 +29,12 @@ _ANY_CUDA = re.compile(r"^(nvidia-[a-z0-9-]+|cuda-[a-z0-9-]+)$")
 _SUFFIX = re.compile(r"-cu(\d+)$")
 
 
-def requires_dist(text):
+def requires_dist(text: str) -> list[str]:
     """The Requires-Dist lines of a METADATA file's text."""
     return [value.strip() for value in HeaderParser().parsestr(text or "").get_all("Requires-Dist") or ()]
 
 
-def parse_requirement(line):
+def parse_requirement(line: str) -> dict[str, str]:
     """"torch (==2.12.1) ; extra == 'x'" -> {"name", "extras", "spec", "marker"}; None if unreadable."""
     match = _REQ.match(line or "")
     if not match:
@@ -68,7 +69,7 @@ def _clause(text, env):
             "in": a in b, "not in": a not in b}[op]
 
 
-def marker_applies(marker, python_tag, arch):
+def marker_applies(marker: str, python_tag: str, arch: str) -> bool:
     """Whether a PEP 508 marker holds on Linux `arch` with CPython `python_tag` and no extra
     (and / or of simple clauses; parentheses around single clauses)."""
     if not marker:
@@ -77,13 +78,13 @@ def marker_applies(marker, python_tag, arch):
     return any(all(_clause(part, env) for part in re.split(r"\s+and\s+", alt)) for alt in re.split(r"\s+or\s+", marker))
 
 
-def applicable(lines, python_tag, arch):
+def applicable(lines: Iterable[str], python_tag: str, arch: str) -> list[dict[str, str]]:
     """Parsed requirements whose marker holds for the target."""
     reqs = [parse_requirement(line) for line in lines]
     return [req for req in reqs if req and marker_applies(req["marker"], python_tag, arch)]
 
 
-def cuda_build(lines, python_tag, arch):
+def cuda_build(lines: Iterable[str], python_tag: str, arch: str) -> dict[str, str | None]:
     """{"channel": "cu130", "cuda": "13.0", "evidence": "cuda-toolkit==13.0.2"} from Requires-Dist lines,
     {"channel": "cpu", ...} when no CUDA package is required, None when only the CUDA major is known."""
     reqs = [req for req in applicable(lines, python_tag, arch) if _ANY_CUDA.match(req["name"])]
@@ -102,7 +103,7 @@ def cuda_build(lines, python_tag, arch):
                 "/".join(majors) or "?", ", ".join(req["name"] for req in reqs[:3]))}
 
 
-def torch_requirement(lines, python_tag, arch):
+def torch_requirement(lines: Iterable[str], python_tag: str, arch: str) -> dict[str, str]:
     """{"exact": "2.12.1"} or {"lower": "2.14.0"} or {} from a companion's `torch` requirement."""
     for req in applicable(lines, python_tag, arch):
         if req["name"] != "torch":

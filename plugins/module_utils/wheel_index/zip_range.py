@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 TAIL = 64 * 1024
 _EOCD, _EOCD64, _LOC64 = b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07"
@@ -60,7 +62,7 @@ def _zip64_extra(extra, sizes):
     return out
 
 
-def central_directory(data):
+def central_directory(data: bytes) -> list[dict[str, Any]]:
     """[{"name", "method", "compressed", "size", "offset"}] of a central directory's bytes."""
     out, at = [], 0
     while data[at:at + 4] == _CENTRAL:
@@ -75,7 +77,8 @@ def central_directory(data):
     return out
 
 
-def list_members(get_range, url=""):
+def list_members(get_range: Callable[[int, int | None], tuple[bytes, int | None]],
+                 url: str = "") -> tuple[list[dict[str, Any]], int | None]:
     """(members, total size) of the remote zip; get_range(start, end) -> (bytes, total size), start < 0
     with end None for the last -start bytes."""
     tail, total = get_range(-TAIL, None)
@@ -91,7 +94,8 @@ def list_members(get_range, url=""):
     return members, total
 
 
-def read_member(get_range, member, url=""):
+def read_member(get_range: Callable[[int, int | None], tuple[bytes, int | None]], member: Mapping[str, Any],
+                url: str = "") -> bytes:
     """The uncompressed bytes of one member (from list_members) of the remote zip."""
     want = 30 + len(member["name"].encode("utf-8")) + 512 + member["compressed"]
     data = get_range(member["offset"], member["offset"] + want - 1)[0]
@@ -110,7 +114,7 @@ def read_member(get_range, member, url=""):
                    % (url, member["name"], member["method"]))
 
 
-def metadata_member(members):
+def metadata_member(members: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The <name>-<version>.dist-info/METADATA entry, or None."""
     for member in members:
         parts = member["name"].split("/")

@@ -39,7 +39,7 @@ INTERNAL_ENTRY_POINTS = {
     "tools": {"settings"},
 }
 INTERNAL_OPTIONS = {"preflight_health", "preflight_tools", "preflight_driver", "preflight_toolkit", "preflight_pytorch",
-                    "blackwell_stage_answers", "pytorch_wheelhouse_from"}
+                    "pytorch_wheelhouse_from"}
 # What site.yml's stages are tagged with (playbooks/tasks/site_stages.yml and the roles' own tags).
 STAGE_TAGS = {"preflight", "tools", "gpu_facts", "nvidia_driver", "cuda_toolkit", "container_toolkit", "pytorch",
               "verify"}

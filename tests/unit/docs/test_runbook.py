@@ -31,6 +31,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.classify import read_metadata
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index.fetch import Fetcher, IndexUnreachable
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RUNBOOK = os.path.join(ROOT, "docs", "runbook.md")
@@ -90,7 +91,7 @@ def no_kernel_messages():
     check = " | ".join(policy.unmet(report, min_verdict="native"))
     gate = role_messages.gate_failure({"msg": check, "gpus": report["gpus"]}, {"method": "wheel"}, None,
                                       "/opt/pytorch/venvs/torch-2.7.1-cu126", "/opt/pytorch/current")
-    plan = resolve_stack(version="2.7.1", channel="cu126", gpus=[RTX5090], driver_cuda="13.0")["error"]
+    plan = refusal(resolve_stack, version="2.7.1", channel="cu126", gpus=[RTX5090], driver_cuda="13.0")
     return check, gate, plan
 
 
@@ -98,7 +99,7 @@ def driver_mismatch_messages():
     """(the toolkit's refusal, the wheel channel's refusal): driver 575.57.08 runs CUDA 12.9 at most."""
     toolkit = driver_supports("13.0", "575.57.08")[1]
     plan = toolkit_plan(["13.0"], driver="575.57.08", gpus=[RTX5090])
-    wheel = resolve_stack(version="2.9.1", channel="cu130", gpus=[RTX5090], driver_cuda="12.9")["error"]
+    wheel = refusal(resolve_stack, version="2.9.1", channel="cu130", gpus=[RTX5090], driver_cuda="12.9")
     return toolkit, plan, wheel
 
 
@@ -174,6 +175,13 @@ def health_messages():
     return [joined["message"]] + h100["failures"]
 
 
+def refusal(function, *args, **kwargs):
+    """The message of the PlanError `function` raises (it must raise one)."""
+    with pytest.raises(PlanError) as refused:
+        function(*args, **kwargs)
+    return str(refused.value)
+
+
 def test_runbook_quotes_the_health_gate_failures():
     messages = health_messages()
     assert messages[0].startswith("2 health gate(s) failed: ws-5090-02: GPU 0 (NVIDIA GeForce RTX 5090")
@@ -244,7 +252,7 @@ def test_runbook_quotes_the_index_messages(tmp_path):
     ("roles/verify/tasks/verdict.yml",
      "{{ inventory_hostname }}: verification failed ({{ _verify_results }}): {{ blackwell_verify.message }}",
      "ws-5090-02: verification failed (/var/lib/blackwell-pytorch/verify.json): 1 benchmark gate(s) failed"),
-    ("roles/nvidia_driver/tasks/repo.yml", "is not trusted on {{ inventory_hostname }}:",
+    ("plugins/module_utils/driver/repo_trust.py", '"The repository key from %s is not trusted on %s: %s. Nothing was written.',
      "is not trusted on ws-5090-02: key(s) not in the pinned list"),
     ("plugins/module_utils/driver/openpgp.py", "key(s) not in the pinned list %s: %s", "key(s) not in the pinned list"),
     ("plugins/module_utils/driver/refusals.py",

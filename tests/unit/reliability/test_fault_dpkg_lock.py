@@ -4,7 +4,7 @@
 """Fault (docs/reliability.md): dpkg's lock held by another process when a role installs packages.
 
 One real play over three hosts (this machine under other names): the driver's package installs
-(nvidia_driver setup-Debian), the toolkits' (cuda_toolkit install) and the pytorch role's venv
+(nvidia_driver setup-Debian), the toolkits' (cuda_toolkit converge) and the pytorch role's venv
 package (pytorch install). Each host's dpkg locks are files of its own directory (extra vars, as the
 refresh-lock row gives apt lists of its own), held by a process with a real fcntl lock, as apt holds
 them: the machine's dpkg is never touched. The wait is bounded by the role's variable, then the
@@ -28,7 +28,7 @@ WAIT_TASK = "Wait for dpkg's lock (another package manager run), then name its h
 ROLES = {  # host: (role, tasks_from, the timeout variable, the package task that must not run)
     "driver_dpkg_locked": ("nvidia_driver", "setup-Debian", "nvidia_driver_apt_lock_timeout",
                            "Install the headers of the running kernel and DKMS"),
-    "toolkit_dpkg_locked": ("cuda_toolkit", "install", "cuda_toolkit_apt_lock_timeout",
+    "toolkit_dpkg_locked": ("cuda_toolkit", "converge", "cuda_toolkit_apt_lock_timeout",
                             "Install the toolkits (the download and the unpacking reported every interval)"),
     "pytorch_dpkg_locked": ("pytorch", "stack", "pytorch_apt_lock_timeout",
                             "Install the venv module of the OS Python (and a source build's compilers, cmake, ninja and git)"),
@@ -52,6 +52,10 @@ def locked_play(tmp_path_factory):
             os.chmod(path, 0o640)
         hosts[name] = {"rely_role": role, "rely_dir": rely_dir, "blackwell_preflight": PREFLIGHT,
                        "rely_facts": facts(), variable: TIMEOUT, "nvidia_driver_repo_configure": False}
+        if role == "cuda_toolkit":  # the change path starts from the state call's answer: one toolkit to install
+            hosts[name]["cuda_toolkit_status"] = {"summary": "install CUDA 12.8", "changes": {
+                "install": ["12.8"], "packages": ["cuda-toolkit-12-8"], "register": False, "select": False,
+                "link": False, "profile": False}, "configure": {"alternatives": []}}
         holders[name] = hold_lock(_locks(rely_dir)[0])
     tasks = [{"name": "Install the packages of %s" % role, "ansible.builtin.include_role": {
         "name": "blackwell.pytorch.%s" % role, "tasks_from": tasks_from},

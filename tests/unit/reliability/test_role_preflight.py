@@ -65,13 +65,14 @@ def play(tmp_path_factory):
     # the fleet report of two hosts without results, the host list from -e as text
     inventory["fleet"] = {"rely_role": "fleet_report", "fleet_report_hosts": "driver_ok, toolkit_ok,not_in_inventory",
                           "fleet_report_dir": str(tmp_path / "reports")}
-    # the driver's main entry point, limited to its preflight by the tag; the other roles run whole (always)
+    # the driver's and the toolkit's main entry points, limited to their preflight by the tags; the other roles run
+    # whole (always)
     tasks = [{"name": "Run the preflight of nvidia_driver", "ansible.builtin.include_role": {
         "name": "blackwell.pytorch.nvidia_driver"}, "tags": ["nvidia_driver_preflight"],
         "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'nvidia_driver'"},
         {"name": "Run the preflight of cuda_toolkit", "ansible.builtin.include_role": {
-            "name": "blackwell.pytorch.cuda_toolkit", "tasks_from": "preflight", "apply": {"tags": ["always"]}},
-         "tags": ["always"], "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'cuda_toolkit'"}]
+            "name": "blackwell.pytorch.cuda_toolkit"}, "tags": ["cuda_toolkit_preflight"],
+         "vars": {"ansible_facts": "{{ rely_facts }}"}, "when": "rely_role == 'cuda_toolkit'"}]
     # impossible gates: the verify role stops before the kernel-image check or any benchmark runs
     inventory["verify_gate_above_one"] = {"rely_role": "verify", "rely_facts": facts([RTX5090]),
                                           "verify_python": "/usr/bin/python3",
@@ -99,7 +100,7 @@ def play(tmp_path_factory):
     tasks.append({"name": "Write the fleet report", "ansible.builtin.include_role": {
         "name": "blackwell.pytorch.fleet_report", "apply": {"tags": ["always"]}}, "tags": ["always"],
         "when": "rely_role == 'fleet_report'"})
-    _rc, stdout, stderr = run(tmp_path, tasks, inventory, tags=["nvidia_driver_preflight"])
+    _rc, stdout, stderr = run(tmp_path, tasks, inventory, tags=["nvidia_driver_preflight", "cuda_toolkit_preflight"])
     assert "plays" in stdout, stderr
     return stdout
 

@@ -15,7 +15,7 @@ from recap import files_under, recap
 
 def test_no_secret_in_the_verbose_diff_output_of_a_check_run(check_run):
     assert recap(check_run["output"], "secret_proxy")["changed"] > 0  # the proxy file would be written: its diff was asked for
-    assert "Send this repository through the proxy" in check_run["output"]
+    assert '"changes": ["key directory", "key", "proxy", "source"]' in check_run["output"]
     assert SECRET not in check_run["output"]
 
 

@@ -79,7 +79,7 @@ def test_the_repository_proxy_password_is_not_shown_at_vvvv(verbose_run):
     output = verbose_run["output"]
     assert "<127.0.0.1> EXEC" in output or "EXEC /bin/sh -c" in output  # the command lines were shown
     assert [line for line in output.splitlines() if SECRET in line] == []
-    assert "AnsiballZ_url_fetch.py" in output
+    assert "AnsiballZ_vendor_repo.py" in output
     # the proxy was used, with its credentials: the key came through it and passed the pinned fingerprint
     assert ("http://keys.lab/3bf863cc.pub", PROXY_AUTH) in verbose_run["asked"]
     assert "The repository key http://keys.lab/3bf863cc.pub cannot be fetched from proxy_down" in output

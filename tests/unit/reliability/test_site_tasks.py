@@ -33,10 +33,9 @@ VERIFY = "blackwell.pytorch.verify : "
 FLEET = "blackwell.pytorch.fleet_report : "
 FLEET_CHECK = FLEET + ("Check that the fleet report's directory can take the report and its thresholds are fractions "
                        "(on the controller)")
-DRIVER_SITE = DRIVER + ("Change what the preflight probe found different, load the driver, confirm it (the whole role "
-                        "where it did not answer)")
-TOOLKIT_SITE = TOOLKIT + ("Install, point /usr/local/cuda, write profile.d and confirm (what the preflight probe found "
-                          "different; the whole role where it did not answer)")
+# the stages' include_role tasks (playbooks/tasks/site_stages.yml): each role's one entrance
+DRIVER_SITE = "NVIDIA driver (open kernel module, pinned branch, held)"
+TOOLKIT_SITE = "CUDA toolkit"
 PLAN = (PYTORCH + "Check the request, interpreter, files and toolkit; plan the stack from the index pip reads; "
         "is the host already as asked?")
 STAGES = "The stages with work on this host (tools, GPU facts, driver, toolkit, containers, PyTorch)"
@@ -125,7 +124,7 @@ def test_a_converged_host_pays_one_skipped_task_for_its_stages(site_runs):
 def test_the_first_run_enters_the_stages_where_a_roles_tag_selects_its_tasks(site_runs):
     ran = _ran(site_runs[0], "ws")
     assert (STAGES, False) in ran, ran
-    # the stages that are off: their `site` entry point's one task, skipped; the tools left out by their tag
+    # the stages that are off: their role's include, one task, skipped; the tools left out by their tag
     assert (DRIVER_SITE, True) in ran and (TOOLKIT_SITE, True) in ran, ran
     assert not [name for name, _skipped in ran if name.startswith("blackwell.pytorch.tools")], ran
     assert [name for name, skipped in ran if name.startswith(PYTORCH) and not skipped], ran

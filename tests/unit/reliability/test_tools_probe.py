@@ -12,6 +12,7 @@ have work; an empty stage list is refused) over two names of this machine, each 
 from __future__ import annotations
 
 import os
+import sys
 
 import pynvml  # the test venv's nvidia-ml-py (requirements.txt): its module goes into the venvs' wheel
 import pytest
@@ -85,3 +86,21 @@ def test_a_venv_that_lacks_a_pin_runs_the_check_and_the_build(site_run):
     assert (check["rc"], check["stdout"]) == (1, tv.UV)
     assert any(name.startswith("blackwell.pytorch.tools : Install the missing packages") for name, by_host
                in results(stdout) if "lacking" in by_host), "the build was not included"
+
+
+@pytest.mark.parametrize("ready", [True, False], ids=["venv_ready", "venv_lacking"])
+def test_a_task_run_with_blackwell_tools_python_names_it_without_asking_for_itself(site_run, tmp_path, ready):
+    # rollout.yml and adopt.yml run gpu_facts with ansible_python_interpreter set to blackwell_tools_python: the
+    # interpreter is the venv's when it is ready, else the play's own, named without a loop through itself
+    venv = site_run["venvs"]["converged" if ready else "lacking"]
+    tasks = [{"name": "The tools role (public: blackwell_tools_python is the play's)", "ansible.builtin.include_role": {
+        "name": "blackwell.pytorch.tools", "public": True}},
+        {"name": "Run with the tools' interpreter", "ansible.builtin.command": {"argv": ["true"]},
+         "vars": {"ansible_python_interpreter": "{{ blackwell_tools_python }}"}, "register": "ran", "check_mode": False},
+        {"name": "Say it", "ansible.builtin.debug": {"msg": "{{ blackwell_tools_python }}"}}]
+    host = {"blackwell_tools_venv": venv["path"]}
+    rc, stdout, stderr = run(tmp_path, tasks, {"ws": host})
+    said = [by_host["ws"]["msg"] for name, by_host in results(stdout) if name == "Say it"]
+    assert rc == 0 and "Recursive loop" not in stdout + stderr, stdout + stderr
+    # ready: the venv's; lacking (a check run builds nothing): the play's own interpreter
+    assert said == [venv["path"] + "/bin/python" if ready else sys.executable], said

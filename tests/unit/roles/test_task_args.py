@@ -49,7 +49,7 @@ def test_no_task_gives_its_whole_args_as_a_template():
 def test_the_four_settings_calls_take_the_settings_as_module_defaults():
     calls = {("pytorch", "plan.yml"): "blackwell.pytorch.pytorch_plan",
              ("nvidia_driver", "main.yml"): "blackwell.pytorch.nvidia_driver_state",
-             ("cuda_toolkit", "preflight.yml"): "blackwell.pytorch.cuda_toolkit_state",
+             ("cuda_toolkit", "main.yml"): "blackwell.pytorch.cuda_toolkit_state",
              ("cuda_toolkit", "converge.yml"): "blackwell.pytorch.cuda_toolkit_state"}
     for (role, name), module in calls.items():
         with open(os.path.join(ROOT, "roles", role, "tasks", name)) as handle:

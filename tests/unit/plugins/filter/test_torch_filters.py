@@ -42,8 +42,9 @@ def test_the_reported_plan_through_the_filter():
 
 def test_every_filter_is_there():
     assert sorted(F) == ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary",
-                         "torch_gate_failure", "torch_max_jobs", "torch_pip_args", "torch_pip_private", "torch_plan", "torch_profile",
-                         "torch_published", "torch_role_state", "torch_settled"]
+                         "torch_decide", "torch_gate_failure", "torch_max_jobs", "torch_pip_args", "torch_pip_private",
+                         "torch_plan", "torch_profile", "torch_published", "torch_settled", "torch_wheelhouse",
+                         "torch_wheelhouse_report", "torch_wheelhouse_use"]
 
 
 def test_profile_shell():

@@ -20,15 +20,44 @@ OWN = {"plan": dict(PLAN, method="source", stack="torch-2.9.1-cu128-src"), "summ
        "refusals": [], "converged": True}
 
 
-def test_role_state_passes_every_argument():
+def test_decide_passes_every_argument():
     base = {"own": OWN, "build_host_result": None, "settings": SETTINGS}
     result = assert_each_argument_matters(
-        F["torch_role_state"], base,
+        F["torch_decide"], base,
         {"own": dict(OWN, converged=False), "build_host_result": dict(OWN, plan=PLAN, summary="theirs"),
          "settings": dict(SETTINGS, root="/srv/pytorch")})
-    assert result == role_steps.role_state(OWN, None, SETTINGS)
-    with pytest.raises(AnsibleFilterError, match="torch_role_state: settings must be a mapping, got list"):
-        F["torch_role_state"](OWN, None, [])
+    assert result == role_steps.decide(OWN, None, SETTINGS)
+    with pytest.raises(AnsibleFilterError, match="torch_decide: settings must be a mapping, got list"):
+        F["torch_decide"](OWN, None, [])
+
+
+def test_wheelhouse_filters_pass_every_argument():
+    base = {"plan": PLAN, "root": "/opt/pytorch", "fetch_dir": "/srv/wheels", "adopt_path": "", "wheelhouse": ""}
+    result = assert_each_argument_matters(F["torch_wheelhouse"], base,
+                                          {"plan": dict(PLAN, stack="other"), "root": "/srv", "fetch_dir": "/w",
+                                           "adopt_path": "/srv/venv", "wheelhouse": "/srv/wh"})
+    assert result == {"refusal": "", "cache": {"stack": "torch-2.9.1-cu128", "hashes": "hashes.txt",
+                                               "controller_dir": "/srv/wheels/torch-2.9.1-cu128",
+                                               "host_dir": "/opt/pytorch/wheelhouses/torch-2.9.1-cu128"}}
+    assert F["torch_wheelhouse"](None, adopt_path="/srv/venv")["cache"] is None
+    cache = result["cache"]
+    base = {"cache": cache, "cached": False, "check_mode": False, "pins": ["torch==2.9.1+cu128"],
+            "files": ["/w/torch-2.9.1+cu128-py3-none-any.whl", "/w/hashes.txt"]}
+    line = assert_each_argument_matters(F["torch_wheelhouse_report"], dict(base, check_mode=True),
+                                        {"cache": dict(cache, stack="other"), "cached": "true", "check_mode": False,
+                                         "pins": ["torch==2.8.0"]})
+    assert_each_argument_matters(F["torch_wheelhouse_report"], base, {"files": []})
+    assert line.endswith("(check mode: not there yet; a run without --check downloads the planned wheels "
+                         "(torch==2.9.1+cu128) and their dependencies from the index once)")
+    assert F["torch_wheelhouse_report"](**base).endswith("(1 wheels downloaded from the index once)")
+    source = {"stack": "torch-2.9.1-cu128", "controller_dir": "/srv/wheels/torch-2.9.1-cu128", "hashes": "hashes.txt"}
+    used = assert_each_argument_matters(F["torch_wheelhouse_use"], {"source": source, "root": "/opt/pytorch",
+                                                                    "pending": False},
+                                        {"source": dict(source, stack="other"), "root": "/srv", "pending": "true"})
+    assert (used["dir"], used["hashes_file"], used["pending"]) == (
+        "/opt/pytorch/wheelhouses/torch-2.9.1-cu128", "/opt/pytorch/wheelhouses/torch-2.9.1-cu128/hashes.txt", False)
+    with pytest.raises(AnsibleFilterError, match="torch_wheelhouse_report: files must be a list, got str"):
+        F["torch_wheelhouse_report"](cache, files="hashes.txt")
 
 
 def test_adopted_steps_passes_every_argument():

@@ -71,8 +71,9 @@ def test_modules_import_no_cycle():
 # the ones below. wheel_index reads what an index holds; the catalogue the plan makes of it
 # (planning/index_catalog.py) is planning's. results (the stored results and the fingerprint they were measured
 # on) is read by the pytorch stage's converged answer and by verify: below both, so neither stage imports the other.
+# stages (each stage's options, question and published facts) is the top: it asks driver and planning, none asks it.
 LAYERS = (("common",), ("hardware", "results"), ("driver", "benchmark", "wheel_index"), ("verify", "containers"),
-          ("planning",), ("torch_cuda_check",))
+          ("planning",), ("torch_cuda_check",), ("stages",))
 
 
 def _packages(graph):

@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call
 from ansible_collections.blackwell.pytorch.plugins.modules import nvidia_driver_state
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.driver import OPTIONS as DRIVER_OPTIONS
 from driver_fixture import PACKAGES, PREFLIGHT, RTX5090
 
 LOCAL = dict(PREFLIGHT, connection={"type": "local", "local": True})
@@ -47,7 +48,7 @@ def args(tmp_path, **changes):
 
 
 def test_arguments_and_defaults():
-    spec = state_call.argument_spec()
+    spec = DRIVER_OPTIONS
     assert spec["host"]["required"] and spec["preflight"]["required"] and spec["probe_argv"]["default"] == []
     assert spec["branch"]["default"] == "580" and spec["manage"]["default"] == "auto"
     assert spec["repo"]["default"] == {"configure": False}
@@ -57,7 +58,7 @@ def test_arguments_and_defaults():
 
 def want(**changes):
     """The module's parameters as AnsibleModule gives them (every option, its default when not set)."""
-    params = dict((name, spec.get("default")) for name, spec in state_call.argument_spec().items())
+    params = dict((name, spec.get("default")) for name, spec in DRIVER_OPTIONS.items())
     params.update({"host": "ws-5090-02", "preflight": PREFLIGHT}, **changes)
     return state_call.want_of(params)
 

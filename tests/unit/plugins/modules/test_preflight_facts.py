@@ -339,10 +339,10 @@ def test_the_pytorch_stage_is_answered_in_the_same_call_with_the_probes_gpus(hos
                "index": "https://lab:T0kenS3cret@mirror.lab/simple"}
     status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "ws-1",
                                                   "pytorch": pytorch})
-    assert status == "exit" and result["pytorch_waits"] == "", result
+    assert status == "exit" and result["waits"] == {"driver": "", "toolkit": "", "pytorch": ""}, result
     answer = result["pytorch"]
     assert not answer["ok"] and answer["msg"].startswith("pytorch_keep_stacks is 0") and answer["settled"] is False
-    assert result["pytorch_settled"] is None
+    assert result["stage_facts"] == {}
     assert result["refused"] == [answer["msg"]] and "T0kenS3cret" in no_log_values
     status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "ws-1",
                                                   "pytorch": dict(pytorch, keep=2, index="")})
@@ -360,7 +360,8 @@ def test_the_pytorch_stage_waits_for_a_driver_stage_that_changes_the_driver(host
     status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "h100-01",
                                                   "driver": driver, "pytorch": {"python": sys.executable}})
     assert status == "exit" and not result["driver"]["converged"], result
-    assert result["pytorch"] is None and result["pytorch_waits"] == "the driver stage changes the driver first"
+    assert result["pytorch"] is None and result["waits"]["pytorch"] == "the driver stage changes the driver first"
+    assert result["stage_facts"] == {}
 
 
 def test_a_pytorch_option_that_is_no_option_fails_the_probe(host, run_module):
@@ -400,6 +401,18 @@ def test_each_cause_is_refused_once_and_each_refusal_ends_with_its_command(host,
         'make site ARGS="-e blackwell_site_stages=toolkit,pytorch,verify -e cuda_toolkit_driver_version=VERSION"']
     # the driver stage's answer refused the same two causes itself (the role alone says them so): folded above
     assert not result["driver"]["ok"] and len(result["driver"]["refusals"]) == 2
+
+
+def test_driver_inputs_refused_before_the_host_is_read_are_one_refusal_of_the_probe(host, run_module):
+    # the answer of inputs refused alone has no plan: its refusal stands without a cause
+    host.gpu("0000:01:00.0", 0x2B85)
+    host.headers("6.8.0-48-generic")
+    status, result = run_module(preflight_facts, {"os_family": "Debian", "kernel": "6.8.0-48-generic", "host": "ws-1",
+                                                  "driver": {"branch": "470"}})
+    assert status == "exit" and not result["driver"]["ok"] and "plan" not in result["driver"], result
+    (message,) = result["refused"]
+    assert message.startswith("ws-1: nvidia_driver_branch 470 cannot drive the GPUs here: NVIDIA GeForce RTX 5090")
+    assert result["stage_facts"] == {} and result["waits"] == {"driver": "", "toolkit": "", "pytorch": ""}
 
 
 def test_the_driver_stages_headers_refusal_is_said_in_site_words_when_only_its_plan_sees_it(host, run_module):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -220,3 +221,59 @@ def test_credentials_in_pip_args_are_no_log_values(tmp_path, run_module, no_log_
     status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "pruned", "pip_args": [
         "--index-url", "https://lab:S3cret@mirror.lab/simple", "--proxy", "http://u:pw@proxy.lab:3128"]})
     assert status == "exit" and {"S3cret", "pw"} <= no_log_values and "lab" not in no_log_values
+
+
+def _pip(tmp_path, saved):
+    """A stand-in for the pip interpreter: `-m pip download ... --dest DIR` writes one wheel there and says so."""
+    script = tmp_path / "pip-python"
+    script.write_text("#!/bin/sh\nwhile [ \"$1\" != --dest ]; do shift; done\n"
+                      "printf torch > \"$2/torch-2.9.1+cu128-py3-none-any.whl\"\necho '%s'\n" % saved)
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_wheelhouse_downloads_the_plans_wheels_and_writes_their_hashes_file(tmp_path, run_module):
+    args = {"root": str(tmp_path / "opt"), "state": "wheelhouse", "stack": "torch-2.9.1-cu128",
+            "python": _pip(tmp_path, "Saved ./torch-2.9.1+cu128-py3-none-any.whl"), "python_version": "3.12",
+            "pip_args": ["--index-url", "https://u:secret@mirror/simple", "torch==2.9.1+cu128"]}
+    status, result = run_module(pytorch_stack, dict(args, _ansible_check_mode=True))
+    assert status == "exit" and result["changed"] and result["files"] == [] and not (tmp_path / "opt").exists()
+    status, result = run_module(pytorch_stack, args)
+    top = tmp_path / "opt" / "wheelhouses" / "torch-2.9.1-cu128"
+    assert status == "exit" and result["changed"] and result["wheelhouse"] == str(top)
+    assert result["files"] == [str(top / "torch-2.9.1+cu128-py3-none-any.whl"), str(top / "hashes.txt")]
+    assert (top / "hashes.txt").read_text() == "torch==2.9.1+cu128 --hash=sha256:%s\n" % hashlib.sha256(b"torch").hexdigest()
+    assert (os.stat(str(top)).st_mode & 0o777, os.stat(str(top / "hashes.txt")).st_mode & 0o777) == (0o755, 0o644)
+    status, result = run_module(pytorch_stack, dict(args, python=_pip(tmp_path, "File was already downloaded")))
+    assert status == "exit" and not result["changed"]
+
+
+def test_wheelhouse_fails_with_pips_message(tmp_path, run_module):
+    script = tmp_path / "pip-python"
+    script.write_text("#!/bin/sh\necho 'ERROR: No matching distribution found for torch==9.9' >&2\nexit 1\n")
+    script.chmod(0o755)
+    status, result = run_module(pytorch_stack, {"root": str(tmp_path), "state": "wheelhouse", "stack": "s",
+                                                "python": str(script), "python_version": "3.12"})
+    assert status == "fail" and result["msg"] == (
+        "pip download failed (rc 1): ERROR: No matching distribution found for torch==9.9")
+
+
+def test_wheelhouse_without_python_removes_the_other_stacks_wheelhouses(tmp_path, run_module):
+    top = tmp_path / "wheelhouses"
+    for name in ("torch-2.8.0-cu128", "torch-2.9.1-cu128", ".partial"):
+        (top / name).mkdir(parents=True)
+    (top / "notes.txt").write_text("kept")
+    args = {"root": str(tmp_path), "state": "wheelhouse", "stack": "torch-2.9.1-cu128", "prune_wheelhouses": True}
+    status, result = run_module(pytorch_stack, dict(args, _ansible_check_mode=True))
+    assert status == "exit" and result["changed"] and result["removed"] == ["torch-2.8.0-cu128"]
+    assert (top / "torch-2.8.0-cu128").is_dir()
+    status, result = run_module(pytorch_stack, args)
+    assert status == "exit" and result["changed"] and result["files"] == []
+    assert sorted(os.listdir(str(top))) == [".partial", "notes.txt", "torch-2.9.1-cu128"]
+    status, result = run_module(pytorch_stack, args)
+    assert status == "exit" and not result["changed"] and result["removed"] == []
+    status, result = run_module(pytorch_stack, dict(args, stack="torch-2.10.0-cu130", prune_wheelhouses=False))
+    assert status == "exit" and not result["changed"] and result["removed"] == []  # no python: nothing is made
+    assert sorted(os.listdir(str(top))) == [".partial", "notes.txt", "torch-2.9.1-cu128"]
+    status, result = run_module(pytorch_stack, dict(args, python=sys.executable))
+    assert status == "fail" and result["msg"] == "state wheelhouse with python downloads for python_version, which is empty"

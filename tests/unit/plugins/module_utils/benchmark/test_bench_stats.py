@@ -4,16 +4,23 @@ import math
 
 import pytest
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark import telemetry
 from ansible_collections.blackwell.pytorch.plugins.module_utils.benchmark.stats import (
     median, rate, slowest_per_rep, summarize)
 
 
-@pytest.mark.parametrize("values, expected", [
-    ([3.0], 3.0), ([7], 7.0), ([5, 1, 3], 3.0), ([3, 1, 2], 2.0), ([4, 1, 3, 2], 2.5), ([4, 1, 2, 3], 2.5),
-    ((0.5, 0.25), 0.375), ([2, 2, 9], 2.0), (iter([10, 30, 20, 40]), 25.0)])
-def test_median_of_odd_and_even_counts_is_a_float(values, expected):
+@pytest.mark.parametrize("values, expected, kind", [
+    ([3.0], 3.0, float), ([7], 7, int), ([5, 1, 3], 3, int), ([1560, 1350, 1980], 1560, int),
+    ([4, 1, 3, 2], 2.5, float),
+    ([4, 1, 2, 3], 2.5, float), ((0.5, 0.25), 0.375, float), ([2, 2, 9], 2, int), (iter([10, 30, 20, 40]), 25.0, float),
+    ([1.3895e-3, 1.3863e-3, 1.3901e-3], 1.3895e-3, float)])
+def test_median_of_an_odd_count_is_its_middle_value_of_an_even_one_the_mean(values, expected, kind):
     got = median(values)
-    assert got == expected and isinstance(got, float)
+    assert got == expected and type(got) is kind
+
+
+def test_the_benchmark_has_one_median():
+    assert median is telemetry.median
 
 
 def test_median_of_nothing_is_an_error():

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import preflight
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.privilege import root_refusal
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import plan, refusals, stage_answers
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import plan, refusals
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.stage_refusals import (
     site_leave_out, stage_refusals_by_cause)
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages import pytorch as pytorch_stage
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages import toolkit as toolkit_stage
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading import Reading
 
 ALICE = {"uid": 1000, "name": "alice"}
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -68,13 +71,13 @@ def test_the_driver_plan_gives_each_refusal_on_its_own_with_its_cause():
 
 def test_the_answers_root_refusals_are_one_cause_with_the_probes():
     toolkit_root = [root_refusal("the cuda_toolkit role", ALICE)]  # as toolkit_plan puts it first in its problems
-    answered = {"driver": None, "toolkit": {"ok": False, "problems": toolkit_root + ["CUDA 12.6 cannot target it"],
-                                            "msg": "ws: ..."}}
-    entries = stage_answers.refusal_entries(answered, "ws", ALICE)
+    reading = Reading(host="ws", user=ALICE, gpus=[], loaded={}, preflight={}, run=None, has_program=None, warn=None)
+    answer = {"ok": False, "problems": toolkit_root + ["CUDA 12.6 cannot target it"], "msg": "ws: ..."}
+    entries = toolkit_stage.refusal_entries(answer, reading)
     assert [cause for cause, _message in entries] == ["root", None]
     assert entries[1][1] == "ws: CUDA 12.6 cannot target it."
     pytorch = {"ok": False, "refusals": ["pytorch_keep_stacks is 0: keep at least 1.", "ws: the pytorch role changes the "
                                          "host and needs root; this play runs as uid 1000 (alice). Set become: true on "
                                          "the play (or -b / --become on the command line, with -K when sudo asks for "
                                          "a password)."]}
-    assert [cause for cause, _message in stage_answers.refusal_entries({"pytorch": pytorch}, "ws", ALICE)] == [None, "root"]
+    assert [cause for cause, _message in pytorch_stage.refusal_entries(pytorch, reading)] == [None, "root"]

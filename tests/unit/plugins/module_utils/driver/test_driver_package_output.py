@@ -38,6 +38,17 @@ def test_apt_sizes_and_the_partly_cached_download():
         "upgraded": 0, "installed": 2, "removed": 1}
 
 
+def test_apt_summary_sums_the_installs_of_one_log():
+    """The pinning package's install, then the driver's: one log, two summary lines."""
+    text = ("$ apt-get install -y --no-upgrade nvidia-driver-pinning-580\n"
+            "0 upgraded, 1 newly installed, 0 to remove and 3 not upgraded.\n"
+            "$ apt-get install -y --no-upgrade nvidia-open\n"
+            "1 upgraded, 6 newly installed, 0 to remove and 3 not upgraded.\n")
+    assert apt_output.summary(text) == {"upgraded": 1, "installed": 7, "removed": 0}
+    assert apt_output.facts(text)["packages"] == 8
+    assert apt_output.summary("$ apt-mark hold nvidia-open\nnvidia-open set on hold.\n") is None
+
+
 def test_apt_errors():
     assert apt_output.errors(log("apt_missing.log")) == "E: Unable to locate package nosuchpkg"
     assert apt_output.errors(log("apt_install.log")) == ""
@@ -95,3 +106,11 @@ def test_dnf_summary_aborted_and_errors():
     assert dnf_output.errors("Error: \n Problem: conflicting requests\n  - nothing provides dkms\n(try to add "
                              "'--skip-broken')\nError: again\n") == (
         "Error: | Problem: conflicting requests | - nothing provides dkms | Error: again")
+
+
+def test_the_steps_around_a_driver_install_are_last_steps():
+    assert apt_output.facts("Setting up nvidia-open (580.95.05-1) ...\n$ apt-mark hold nvidia-open\n"
+                            "nvidia-open set on hold.\n")["last"] == "$ apt-mark hold nvidia-open"
+    assert dnf_output.facts("$ dnf -y module enable nvidia-driver:580-open\nComplete!\n$ dnf versionlock add  nvidia-open\n"
+                            "Adding versionlock on: nvidia-open-3:580.95.05-1.el9.*\n")["last"] == (
+        "$ dnf versionlock add nvidia-open")

@@ -11,11 +11,13 @@ import yaml
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call, toolkit_call
 from ansible_collections.blackwell.pytorch.plugins.modules import cuda_toolkit_state
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.driver import OPTIONS as DRIVER_OPTIONS
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.toolkit import OPTIONS as TOOLKIT_OPTIONS
 from driver_fixture import PREFLIGHT
 
 
 def want(**changes):
-    params = dict((name, spec.get("default")) for name, spec in state_call.argument_spec().items())
+    params = dict((name, spec.get("default")) for name, spec in DRIVER_OPTIONS.items())
     params.update({"host": "ws-1", "preflight": PREFLIGHT}, **changes)
     return state_call.want_of(params)
 
@@ -34,7 +36,7 @@ def test_driver_path_options_relative_or_a_directory_are_refused_naming_each(tmp
 
 
 def toolkit_params(**changes):
-    params = dict((name, spec.get("default")) for name, spec in toolkit_call.argument_spec().items())
+    params = dict((name, spec.get("default")) for name, spec in TOOLKIT_OPTIONS.items())
     params.update({"host": "ws-1"}, **changes)
     return params
 

@@ -110,7 +110,10 @@ class TestDrift(object):
                                   "select /usr/local/cuda-12.8 for /usr/local/cuda (update-alternatives --set, "
                                   "manual mode)", "write /etc/profile.d/cuda.sh"]
         assert state["configure"] == {"dir": "/usr/local/cuda-12.8", "priority": 128,
-                                      "profile": profile_text("/usr/local/cuda-12.8", "12.8")}
+                                      "profile": profile_text("/usr/local/cuda-12.8", "12.8"), "alternatives": [
+                                          ["update-alternatives", "--install", "/usr/local/cuda", "cuda",
+                                           "/usr/local/cuda-12.8", "128"],
+                                          ["update-alternatives", "--set", "cuda", "/usr/local/cuda-12.8"]]}
 
     def test_one_toolkit_missing_installs_only_it(self):
         state = _state(_plan(installed=PACKAGES.splitlines()[0] + "\n", found=FOUND.rsplit("\n", 1)[0]),
@@ -122,6 +125,7 @@ class TestDrift(object):
         auto = QUERY_MANUAL.replace("Status: manual", "Status: auto")
         state = _state(alternatives=parse_alternatives(auto, "Debian"))
         assert not state["converged"] and state["changes"]["select"] and not state["changes"]["register"]
+        assert state["configure"]["alternatives"] == [["update-alternatives", "--set", "cuda", "/usr/local/cuda-12.8"]]
 
     def test_alternative_on_another_toolkit_is_set_back(self):
         other = QUERY_MANUAL.replace("Value: /usr/local/cuda-12.8", "Value: /usr/local/cuda-13.0")

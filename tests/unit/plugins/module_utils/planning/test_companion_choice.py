@@ -7,7 +7,10 @@ with a warning) or pytorch_companions leaves them out. Catalogs as planning.inde
 (unlabelled builds; "" where the index has no companion for the torch)."""
 from __future__ import annotations
 
+import pytest
+
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
 
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -88,13 +91,14 @@ def test_only_the_companions_asked_for_count():
 
 
 def test_no_torch_with_every_companion_is_refused_naming_what_to_set():
-    found = plan(catalog({"2.15.0": {"torchvision": "0.30.0", "torchaudio": ""},
-                          "2.14.1": {"torchvision": "0.29.1", "torchaudio": ""}}))
-    assert found == {"error": (
+    with pytest.raises(PlanError) as refused:
+        plan(catalog({"2.15.0": {"torchvision": "0.30.0", "torchaudio": ""},
+                      "2.14.1": {"torchvision": "0.29.1", "torchaudio": ""}}))
+    assert str(refused.value) == (
         "no torch release on index %s has every companion of pytorch_companions (torchvision, torchaudio) with a build "
         "for GPU 0 (NVIDIA GeForce RTX 5090, sm_120) that driver CUDA 13.0 supports: torch 2.15.0 (no torchaudio), "
         "2.14.1 (no torchaudio). Nothing was installed. Leave what is missing out of pytorch_companions, or install "
-        'the newest torch without it: make site ARGS="-e pytorch_version=2.15.0"' % INDEX)}
+        'the newest torch without it: make site ARGS="-e pytorch_version=2.15.0"' % INDEX)
 
 
 def test_the_plan_line_carries_no_warning():

@@ -7,6 +7,7 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import host_plan, resolve, role_messages
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.catalog import table_catalog
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.plan_call import plan_stack
 
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -18,9 +19,13 @@ PARAMS = {"python": "/usr/bin/python3", "version": "2.9.1", "channel": "cu128", 
 
 
 def planned(params, python="Python 3.12.3\n", stats=(), nvcc=None, hashes_text="", read=None, uv_found=True):
-    """check_host, then the plan as the pytorch_plan module makes it (plan_stack: resolve_stack, after_plan)."""
-    checked = host_plan.check_host(params, python, list(stats), nvcc, uv_found=uv_found)
-    return checked if checked["error"] else plan_stack(params, checked, read, hashes_text)
+    """check_host, then the plan as the pytorch_plan module makes it (plan_stack: resolve_stack, after_plan), with
+    "error": None; a refusal (PlanError) as {"error": its message}, the message the module fails with."""
+    try:
+        checked = host_plan.check_host(params, python, list(stats), nvcc, uv_found=uv_found)
+        return dict(plan_stack(params, checked, read, hashes_text), error=None)
+    except PlanError as refused:
+        return {"error": str(refused)}
 
 
 def plan_host(python="Python 3.12.3\n", stats=(), nvcc=None, hashes_text="", **changes):
@@ -127,7 +132,7 @@ def test_a_channel_index_confirms_the_tables_version_and_channel():
 
     def read(url, version):
         calls.append((url, version))
-        return {"error": None, "catalog": table_catalog(), "warnings": [],
+        return {"catalog": table_catalog(), "warnings": [],
                 "index": {"url": url, "requests": 3, "seconds": 0.2}}
 
     params = dict(PARAMS, version="2.9", channel="", channel_base="https://m.lab/whl")
@@ -145,7 +150,7 @@ def test_a_channel_index_confirms_the_tables_version_and_channel():
 
 def test_an_index_refusal_is_the_hosts_refusal():
     def read(url, version):
-        return {"error": "package index %s could not be read: HTTP 503 Service Unavailable." % url}
+        raise PlanError("package index %s could not be read: HTTP 503 Service Unavailable." % url)
 
     result = planned(dict(PARAMS, channel_base="https://m.lab/whl"), read=read)
     assert result == {"error": "package index https://m.lab/whl/cu128 could not be read: HTTP 503 Service Unavailable."}

@@ -7,8 +7,16 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import inputs
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 
 H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}
+
+
+def refusal(function, *args, **kwargs):
+    """The message of the PlanError `function` raises (it must raise one)."""
+    with pytest.raises(PlanError) as refused:
+        function(*args, **kwargs)
+    return str(refused.value)
 
 
 @pytest.mark.parametrize("value,want", [
@@ -35,7 +43,7 @@ def test_version_given_as_a_number_is_refused():
     with pytest.raises(ValueError, match=r'pytorch_version is the number 2.1, not a version: YAML reads 2.10 as 2.1. '
                                          r'Quote it \(pytorch_version: "2.1"\)'):
         inputs.as_version(2.1, "pytorch_version")
-    assert resolve_stack(version=2.1)["error"].startswith("pytorch_version is the number 2.1")
+    assert refusal(resolve_stack, version=2.1).startswith("pytorch_version is the number 2.1")
     assert inputs.as_version(" 2.10 ", "v") == "2.10" and inputs.as_version(None, "v") == ""
 
 
@@ -74,7 +82,7 @@ def test_cuda_versions(value, want):
 def test_driver_version_where_cuda_belongs_is_refused(value):
     with pytest.raises(ValueError, match="pytorch_driver_cuda_version is %s, a driver version, not a CUDA version" % value):
         inputs.as_cuda(value, "pytorch_driver_cuda_version")
-    assert "a driver version" in resolve_stack(version="2.9.1", driver_cuda=value)["error"]
+    assert "a driver version" in refusal(resolve_stack, version="2.9.1", driver_cuda=value)
 
 
 @pytest.mark.parametrize("value", ["x", True, "13"])

@@ -9,6 +9,7 @@ import pytest
 from jinja2 import Environment
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages as msgs
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.source_build import arch_rejections
 
@@ -128,7 +129,10 @@ def test_gate_failure_gives_way_to_a_source_build_only_for_a_wheel_without_kerne
 
 
 def test_gate_failure_refuses_a_source_plan_that_cannot_work():
-    no_toolkit = _plan(method="source", channel="", toolkit_cuda=None)
+    # the fallback plan as host_plan.fallback_plan keeps it: the PlanError's message in "error"
+    with pytest.raises(PlanError) as refused:
+        _plan(method="source", channel="", toolkit_cuda=None)
+    no_toolkit = {"error": str(refused.value)}
     assert msgs.gate_failure(FAILED, _plan(), no_toolkit, "k", "c") == (
         "the wheel has no kernel for some GPU (%s) and %s" % (FAILED["msg"], no_toolkit["error"]))
     assert no_toolkit["error"].startswith("a source build needs a CUDA toolkit and there is none at /usr/local/cuda")

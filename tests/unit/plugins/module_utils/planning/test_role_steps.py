@@ -119,6 +119,26 @@ def test_role_state_when_adopting_or_refused():
     assert refused["report"] == "" and refused["plan"] is None and refused["steps"] is None
 
 
+def test_decide_adds_the_gate_policy_and_what_a_host_already_as_asked_publishes():
+    gpus = [{"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}]
+    settings = dict(SETTINGS, gpus=gpus, min_verdict="native", require=["bf16", "nccl"])
+    own = _own(WHEEL, converged=True, python_version="3.12", check={"build": {"torch_version": "2.9.1+cu128"}},
+               cuda_check={"passed": True})
+    decided = rs.decide(own, None, settings)
+    state = rs.role_state(own, None, settings)
+    assert {key: decided[key] for key in state} == state
+    assert decided["policy"] == {"min_verdict": "native", "require": ["bf16", "nccl"]}
+    assert (decided["gpus"], decided["python_version"]) == (gpus, "3.12")
+    check = {"build": {"torch_version": "2.9.1+cu128"}, "reused": True}
+    assert decided["check"] == check and decided["cuda_check"] == {"passed": True}
+    assert decided["published"] == rs.published(state, WHEEL, state["steps"], check, "/opt/pytorch/current")
+    assert decided["published"]["python"] == "/opt/pytorch/current/bin/python"
+    changing = rs.decide(_own(WHEEL), None, dict(settings, gpus=[]))
+    assert changing["policy"] == {"min_verdict": "", "require": ["nccl"]}
+    assert (changing["published"], changing["check"], changing["cuda_check"], changing["python_version"]) == (
+        None, None, None, "")
+
+
 def test_pip_args_of_a_channel_index_with_every_option():
     pip = dict(PIP, extra_indexes=["https://u:p@mirror/simple"], trusted_hosts=["mirror"], proxy="http://proxy:3128",
                ca_path="/etc/ca.pem", client_cert="/etc/client.pem", cache_dir="/var/cache/pip",

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import source_run
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 
 NEW_CMAKE = 'if(arch_name MATCHES "^([0-9]+\\\\.[0-9]a?(\\\\([0-9]+\\\\.[0-9]\\\\))?)$")\n'
 OLD_CMAKE = ('if(arch_name MATCHES "^([0-9]\\\\.[0-9](\\\\([0-9]\\\\.[0-9]\\\\))?)$")\n'
@@ -26,6 +27,13 @@ def params(tmp_path=None, **changes):
     return base
 
 
+def refusal(function, *args, **kwargs):
+    """The message of the PlanError `function` raises (it must raise one)."""
+    with pytest.raises(PlanError) as refused:
+        function(*args, **kwargs)
+    return str(refused.value)
+
+
 def test_plan_build_environment_and_summary():
     planned = source_run.plan_build(params(), NEW_CMAKE, NVCC_128)
     assert planned["error"] is None and planned["max_jobs"] == 1 and planned["arch_list"] == "8.9;12.0"
@@ -42,12 +50,12 @@ def test_plan_build_environment_and_summary():
 
 
 def test_plan_build_refuses_what_the_tree_or_the_toolkit_cannot_build():
-    assert source_run.plan_build(params(), OLD_CMAKE, NVCC_128)["error"] == (
+    assert refusal(source_run.plan_build, params(), OLD_CMAKE, NVCC_128) == (
         "TORCH_CUDA_ARCH_LIST=8.9;12.0 cannot be built from /opt/pytorch/src (v2.9.1) with /usr/local/cuda: 12.0: "
         "12.0 does not match the tree's pattern ^([0-9]\\.[0-9](\\([0-9]\\.[0-9]\\))?)$ and is not one of its names "
         "(Ampere). Use a newer PyTorch ref (or toolkit), or set pytorch_build_arch_list.")
-    assert "nvcc --list-gpu-arch has no compute_120" in source_run.plan_build(params(), NEW_CMAKE, "compute_89\n")["error"]
-    assert source_run.plan_build(params(arch_list=""), NEW_CMAKE, "")["error"].startswith(
+    assert "nvcc --list-gpu-arch has no compute_120" in refusal(source_run.plan_build, params(), NEW_CMAKE, "compute_89\n")
+    assert refusal(source_run.plan_build, params(arch_list=""), NEW_CMAKE, "").startswith(
         "no GPU with a known compute capability on any host of the play")
     with pytest.raises(ValueError, match="gib_per_job must be more than 0"):
         source_run.plan_build(params(gib_per_job=0), NEW_CMAKE, "")
@@ -112,7 +120,7 @@ def test_a_failed_build_says_so_and_still_ends_the_poll(tmp_path):
     p = params(tmp_path)
     os.makedirs(p["tree"])
     runner = FakeRunner(p, wheel=None, rc=2)
-    with pytest.raises(source_run.BuildError) as failed:
+    with pytest.raises(PlanError) as failed:
         source_run.build(runner, p, source_run.plan_build(p, NEW_CMAKE, ""))
     assert str(failed.value) == "the build of torch 2.9.1+src left no wheel in %s; exit status 2 and the end of %s: " \
         "step 1\nstep 2\n" % (p["wheelhouse"], p["log"])

@@ -6,11 +6,19 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve
     channel_verdicts, default_version, hashes_file_mismatches, installed_mismatches, parse_cuda,
     requirement_pins, resolve_stack, resolve_version, source_channel, stack_name)
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils import versions as controller_versions
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 
 RTX5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
 RTX4090 = {"index": 1, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9", "sm": "sm_89"}
 H100 = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm": "sm_90"}
 B200 = {"index": 0, "name": "NVIDIA B200", "sm": "sm_100"}
+
+
+def refusal(function, *args, **kwargs):
+    """The message of the PlanError `function` raises (it must raise one)."""
+    with pytest.raises(PlanError) as refused:
+        function(*args, **kwargs)
+    return str(refused.value)
 
 
 def test_stack_name():
@@ -31,10 +39,10 @@ def test_resolve_version_forms():
 
 
 def test_unknown_version_lists_the_known_ones():
-    error = resolve_version("2.5.1")["error"]
+    error = refusal(resolve_version, "2.5.1")
     assert error.startswith("torch 2.5.1 is not in the version matrix; known versions: 2.6.0, 2.7.0, 2.7.1, 2.8.0,")
     assert "2.12.0" in error
-    assert resolve_stack(version="3.0.0")["error"].startswith("torch 3.0.0 is not in the version matrix")
+    assert refusal(resolve_stack, version="3.0.0").startswith("torch 3.0.0 is not in the version matrix")
 
 
 def test_channel_verdicts_cu126_on_blackwell():
@@ -62,7 +70,7 @@ def test_default_without_torchaudio_takes_2_12():
 
 
 def test_default_with_an_old_driver_fails_clearly():
-    error = default_version([RTX5090], "12.4")["error"]
+    error = refusal(default_version, [RTX5090], "12.4")
     assert error.startswith("no torch release in the matrix has a channel with native kernels for "
                             "GPU 0 (NVIDIA GeForce RTX 5090, sm_120) that driver CUDA 12.4 supports")
 
@@ -86,15 +94,15 @@ def test_plan_without_local_labels():
 
 
 def test_mismatched_companion_is_refused():
-    plan = resolve_stack(version="2.9.1", channel="cu128", torchvision="0.23.0", gpus=[H100])
-    assert plan["error"] == (
+    error = refusal(resolve_stack, version="2.9.1", channel="cu128", torchvision="0.23.0", gpus=[H100])
+    assert error == (
         "pytorch_torchvision_version: torchvision 0.23.0 does not belong to torch 2.9.1+cu128 (expected 0.24.1); "
         "pip would silently replace torch to match it. Leave pytorch_torchvision_version empty (it follows torch) "
         "or set 0.24.1")
 
 
 def test_companion_from_another_channel_is_refused():
-    error = resolve_stack(version="2.9.1", channel="cu128", torchaudio="2.9.1+cu126", gpus=[H100])["error"]
+    error = refusal(resolve_stack, version="2.9.1", channel="cu128", torchaudio="2.9.1+cu126", gpus=[H100])
     assert "torchaudio 2.9.1+cu126 is from channel cu126, torch 2.9.1+cu128 from cu128" in error
 
 
@@ -104,8 +112,8 @@ def test_matching_explicit_companion_is_accepted():
 
 
 def test_cu126_on_sm120_is_refused_before_install():
-    plan = resolve_stack(version="2.9.1", channel="cu126", gpus=[RTX5090], driver_cuda="13.0")
-    assert plan["error"] == (
+    error = refusal(resolve_stack, version="2.9.1", channel="cu126", gpus=[RTX5090], driver_cuda="13.0")
+    assert error == (
         "channel cu126 has no kernels for GPU 0 (NVIDIA GeForce RTX 5090, sm_120): torch 2.9.1+cu126 wheels "
         "carry sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90. Nothing was installed. Use cu128 or cu130, or "
         "pytorch_install_method: source")
@@ -123,12 +131,12 @@ def test_auto_stays_on_wheels_when_they_fit():
 
 
 def test_channel_of_another_line_is_refused():
-    assert resolve_stack(version="2.9.1", channel="cu129", gpus=[H100])["error"] == (
+    assert refusal(resolve_stack, version="2.9.1", channel="cu129", gpus=[H100]) == (
         "torch 2.9.1 has no cu129 wheels; its Linux CUDA channels are cu126, cu128, cu130 (docs/domain.md section 4)")
 
 
 def test_channel_newer_than_driver_major_is_refused():
-    error = resolve_stack(version="2.11.0", channel="cu130", gpus=[H100], driver_cuda="12.8")["error"]
+    error = refusal(resolve_stack, version="2.11.0", channel="cu130", gpus=[H100], driver_cuda="12.8")
     assert error.startswith("channel cu130 needs a driver with CUDA 13.0; the driver supports CUDA 12.8")
 
 
@@ -138,11 +146,11 @@ def test_channel_newer_minor_warns():
 
 
 def test_version_and_channel_conflict():
-    assert "give one" in resolve_stack(version="2.9.1+cu126", channel="cu128")["error"]
+    assert "give one" in refusal(resolve_stack, version="2.9.1+cu126", channel="cu128")
 
 
 def test_source_without_toolkit_is_refused():
-    error = resolve_stack(version="2.9.1", method="source", gpus=[RTX5090], cuda_home="/usr/local/cuda")["error"]
+    error = refusal(resolve_stack, version="2.9.1", method="source", gpus=[RTX5090], cuda_home="/usr/local/cuda")
     assert error == ("a source build needs a CUDA toolkit and there is none at /usr/local/cuda (no bin/nvcc): "
                      "install one (role blackwell.pytorch.cuda_toolkit), set pytorch_cuda_home, or use "
                      "pytorch_install_method: wheel")
@@ -166,14 +174,14 @@ def test_source_channel():
 
 
 def test_unknown_companion_version_needs_a_value():
-    assert "no torchaudio version is known for torch 2.12.0" in resolve_stack(version="2.12.0", gpus=[H100])["error"]
+    assert "no torchaudio version is known for torch 2.12.0" in refusal(resolve_stack, version="2.12.0", gpus=[H100])
     plan = resolve_stack(version="2.12.0", channel="cu130", torchaudio="2.12.0", gpus=[H100])
     assert plan["error"] is None and "torchaudio==2.12.0+cu130" in plan["pins"]
 
 
 def test_bad_method_and_companion_names():
-    assert "pytorch_install_method" in resolve_stack(version="2.9.1", method="conda")["error"]
-    assert "pytorch_companions" in resolve_stack(version="2.9.1", companions=["torchtext"])["error"]
+    assert "pytorch_install_method" in refusal(resolve_stack, version="2.9.1", method="conda")
+    assert "pytorch_companions" in refusal(resolve_stack, version="2.9.1", companions=["torchtext"])
 
 
 def test_installed_mismatches():
@@ -216,10 +224,17 @@ def test_hashes_file_mismatches_refuses_a_pin_without_a_version():
     {"version": "", "gpus": [H100], "driver_cuda": "12.8"},
     {"version": "2.9", "method": "auto", "channel": "cu126", "gpus": [RTX5090], "toolkit_cuda": "12.8"},
     {"version": "2.9.1", "method": "source", "toolkit_cuda": "13.0", "torchvision": "0.24.1"},
-    {"version": "2.9.1+cu128", "torchvision": "0.23.0"},
 ])
 def test_packaging_parser_gives_the_same_plan(kwargs):
     assert resolve_stack(parse=controller_versions.parse, **kwargs) == resolve_stack(**kwargs)
+
+
+def test_packaging_parser_gives_the_same_refusal():
+    kwargs = {"version": "2.9.1+cu128", "torchvision": "0.23.0"}
+    assert refusal(resolve_stack, parse=controller_versions.parse, **kwargs) == refusal(resolve_stack, **kwargs) == (
+        "pytorch_torchvision_version: torchvision 0.23.0 does not belong to torch 2.9.1+cu128 (expected 0.24.1); "
+        "pip would silently replace torch to match it. Leave pytorch_torchvision_version empty (it follows torch) "
+        "or set 0.24.1")
 
 
 @pytest.mark.parametrize("text,cuda", [("13.0", (13, 0)), ("12.8.93", (12, 8)), ("v13.1.0", (13, 1)), ("x", None)])
@@ -243,7 +258,7 @@ def test_version_without_channel_on_sm90_and_an_old_driver():
 
 
 def test_version_without_channel_refused_with_builds_that_would_work():
-    error = resolve_stack(version="2.6", gpus=[RTX5090], driver_cuda="13.0")["error"]
+    error = refusal(resolve_stack, version="2.6", gpus=[RTX5090], driver_cuda="13.0")
     assert error.startswith("torch 2.6.0 has no build in the matrix with native kernels for GPU 0 (NVIDIA GeForce "
                             "RTX 5090, sm_120) that driver CUDA 13.0 supports (its builds: cu118 (")
     assert "Builds that would work: 2.12.0+cu130, 2.12.0+cu129, 2.11.0+cu130, 2.11.0+cu129; or pytorch_install_method: source" in error
@@ -260,11 +275,11 @@ def test_latest_is_the_default_choice():
 
 
 def test_cpu_build_is_refused_for_gpus():
-    assert resolve_stack(version="2.9.1+cpu", gpus=[H100], companions=[])["error"] == (
+    assert refusal(resolve_stack, version="2.9.1+cpu", gpus=[H100], companions=[]) == (
         "torch 2.9.1 has no cpu wheels; its Linux CUDA channels are cu126, cu128, cu130 (docs/domain.md section 4)")
     catalog = {"source": "index https://mirror.example/simple", "torch": {"2.9.1": {"cpu": "cpu", "cu128": "cu128"}},
                "companions": {"2.9.1": {"torchvision": "0.24.1", "torchaudio": ""}}}
-    assert resolve_stack(version="2.9.1+cpu", gpus=[H100], companions=[], catalog=catalog)["error"] == (
+    assert refusal(resolve_stack, version="2.9.1+cpu", gpus=[H100], companions=[], catalog=catalog) == (
         "torch 2.9.1+cpu is not a CUDA build: it has no kernels for any GPU. Nothing was installed; set "
         "pytorch_cuda_channel to a cuXYZ channel")
     plan = resolve_stack(version="2.9.1", gpus=[H100], catalog=catalog)
@@ -272,6 +287,6 @@ def test_cpu_build_is_refused_for_gpus():
 
 
 def test_a_driver_too_old_for_every_working_build_is_named_as_the_cause():
-    plan = resolve_stack(version="2.7.1", gpus=[RTX5090], driver_cuda="12.6")
+    error = refusal(resolve_stack, version="2.7.1", gpus=[RTX5090], driver_cuda="12.6")
     assert ("Builds that would work: none that driver CUDA 12.6 supports (update the NVIDIA driver for "
-            "2.12.0+cu132, 2.12.0+cu130") in plan["error"]
+            "2.12.0+cu132, 2.12.0+cu130") in error

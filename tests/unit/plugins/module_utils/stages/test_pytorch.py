@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""stage_answer: the PyTorch stage's question answered in the preflight probe's call - when it may be asked, the
+"""stages/pytorch.py: the PyTorch stage's question answered in the preflight probe's call - when it may be asked, the
 plan with the probe's own GPUs and driver, and what a host found as asked publishes (a real stack in files under
 the test's directory, this interpreter, real commands)."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 import converged_stack
 from real_run import run
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import plan_call, stage_answer
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages import pytorch, registry
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading import Reading
 
 HOST = "ws-5090-02"
 RTX_5090 = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "sm": "sm_120"}
@@ -30,41 +31,48 @@ def python(tmp_path):
 
 def options(python="/usr/bin/python3", **changes):
     """pytorch_plan's defaults but the probe's own options, the GPUs and driver left to the probe."""
-    spec = plan_call.argument_spec()
-    given = dict((name, entry.get("default")) for name, entry in spec.items() if name not in plan_call.PROBE_SUPPLIED)
-    given.update(dict((name, None) for name in plan_call.PROBE_FILLED))
+    given = dict((name, entry.get("default")) for name, entry in registry.probe_spec(pytorch).items())
     given.update(python=python, version="2.9.1", channel="cu128")
     given.update(changes)
     return given
 
 
+def reading(loaded=None, gpus=(RTX_5090,), user=None, tools=None):
+    """The probe's reading of HOST."""
+    warned = []
+    return Reading(host=HOST, user=user or ROOT_USER, gpus=list(gpus), loaded=NVML if loaded is None else loaded,
+                   preflight={}, run=run, has_program=lambda _name: True, warn=warned.append, tools=tools)
+
+
 def ask(given, loaded=None, gpus=(RTX_5090,)):
     """The answer, with what a settled host publishes under `facts` (the probe returns it beside the answer)."""
-    warned = []
-    answer, facts = stage_answer.answer(given, HOST, ROOT_USER, list(gpus), NVML if loaded is None else loaded, run,
-                                        warned.append)
-    assert answer["settled"] is (facts is not None)
+    answer, facts = pytorch.ask(given, reading(loaded, gpus), {})
+    assert answer["settled"] is (facts != {})
     return dict(answer, facts=facts)
+
+
+def waits(driver, toolkit, tools, loaded, given):
+    return pytorch.waits(given, {"driver": driver, "toolkit": toolkit}, reading(loaded, tools=tools))
 
 
 def test_it_waits_for_every_stage_before_it_that_changes_its_inputs():
     given = options()
-    assert stage_answer.asked_after(None, None, None, NVML, given) == ""
-    assert stage_answer.asked_after({"converged": True}, {"converged": True}, {"ready": True}, NVML, given) == ""
-    assert stage_answer.asked_after({"converged": False}, None, None, NVML, given) == \
+    assert waits(None, None, None, NVML, given) == ""
+    assert waits({"converged": True}, {"converged": True}, {"ready": True}, NVML, given) == ""
+    assert waits({"converged": False}, None, None, NVML, given) == \
         "the driver stage changes the driver first"
-    assert stage_answer.asked_after(None, {"converged": False}, None, NVML, given) == \
+    assert waits(None, {"converged": False}, None, NVML, given) == \
         "the toolkit stage changes the toolkits first"
-    assert stage_answer.asked_after(None, None, {"ready": False}, NVML, options(installer="uv")) == \
+    assert waits(None, None, {"ready": False}, NVML, options(installer="uv")) == \
         "the tools venv (uv) is completed first"
     # pip installs, or nothing is installed (adopting): the venv's NVML is covered by the facts' source below
-    assert stage_answer.asked_after(None, None, {"ready": False}, NVML, given) == ""
-    assert stage_answer.asked_after(None, None, {"ready": False}, NVML, options(installer="uv", adopt_path="/env")) == ""
+    assert waits(None, None, {"ready": False}, NVML, given) == ""
+    assert waits(None, None, {"ready": False}, NVML, options(installer="uv", adopt_path="/env")) == ""
     procfs = dict(NVML, source="procfs")
-    assert stage_answer.asked_after(None, None, None, procfs, given) == "the GPU facts are read again through NVML first"
+    assert waits(None, None, None, procfs, given) == "the GPU facts are read again through NVML first"
     # the GPUs and the driver's CUDA set: the facts read later change nothing; no driver loaded: they read the same bus
-    assert stage_answer.asked_after(None, None, None, procfs, options(gpus=[RTX_5090], driver_cuda="13.0")) == ""
-    assert stage_answer.asked_after(None, None, None, {"loaded": False, "source": "none"}, given) == ""
+    assert waits(None, None, None, procfs, options(gpus=[RTX_5090], driver_cuda="13.0")) == ""
+    assert waits(None, None, None, {"loaded": False, "source": "none"}, given) == ""
 
 
 def test_the_gpus_and_the_drivers_cuda_are_the_probes_own_unless_set(python):
@@ -84,8 +92,7 @@ def test_a_refusal_is_the_answer_with_the_message_the_stage_fails_with(tmp_path,
     missing = ask(options(str(tmp_path / "none")))
     assert not missing["ok"] and missing["msg"].startswith("pytorch_python %s is not there on %s" % (tmp_path / "none", HOST))
     assert missing["refusals"] == [] and not missing["converged"]
-    alice, _facts = stage_answer.answer(options(python), HOST, {"uid": 1000, "name": "alice"}, [RTX_5090], NVML, run,
-                                        print)
+    alice, _facts = pytorch.ask(options(python), reading(user={"uid": 1000, "name": "alice"}), {})
     assert not alice["ok"] and alice["msg"].startswith("%s: " % HOST)
 
 
@@ -96,15 +103,15 @@ def test_a_host_found_as_asked_is_settled_with_what_the_role_publishes(tmp_path,
     assert found["ok"] and found["converged"], found["standing"]
     settled = found["facts"]
     # the check's fact moves out of the answer: the probe returns it once
-    assert sorted(settled) == ["cuda_check", "published"] and "cuda_check" not in found
-    assert settled["cuda_check"]["pythons"][0] == stack_python
-    assert settled["published"] == {
+    assert sorted(settled) == ["blackwell_cuda_check", "blackwell_pytorch"] and "cuda_check" not in found
+    assert settled["blackwell_cuda_check"]["pythons"][0] == stack_python
+    assert settled["blackwell_pytorch"] == {
         "stack": "torch-2.9.1-cu128", "python": str(tmp_path / "pytorch" / "current" / "bin" / "python"),
         "torch": "2.9.1", "channel": "cu128", "method": "wheel", "converged": True,
         "check": {"reused": True, "build": {}}, "source": None, "warnings": []}
     # another host builds for the play: the role decides, reading that host's plan
     other = ask(options(python, build_host="builder", play_hosts=[HOST, "builder"], **check))
-    assert other["facts"] is None and other["cuda_check"]["pythons"][0] == stack_python
+    assert other["facts"] == {} and other["cuda_check"]["pythons"][0] == stack_python
     assert ask(options(python, build_host=HOST, play_hosts=[HOST], **check))["settled"] is True
 
 
