@@ -78,7 +78,7 @@ options:
       first: {description: The branch pinning package., type: list, elements: str, default: []}
       then: {description: The driver packages., type: list, elements: str, default: []}
       pin: {description: Whether the packages need the branch pin., type: bool, default: false}
-      msg: {description: What was chosen, or why nothing., type: str, default: ""}
+      msg: {description: "What was chosen, or why nothing.", type: str, default: ""}
   pin:
     description: apt only - where apt's preferences that keep the NVIDIA driver packages on a branch go (mode
       C(0644)), for a O(choice) with C(pin) (a fallback package that depends on an unbounded driver).

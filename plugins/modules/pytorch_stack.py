@@ -191,9 +191,17 @@ python: {description: Its interpreter., returned: when a stack is named or found
 missing: {description: What differed from O(expected) before the pip call., returned: state present, type: list}
 versions: {description: What the imports report., returned: state present, type: dict}
 links: {description: Where current and previous point after the change (or would)., returned: always, type: dict}
-removed: {description: "Stacks deleted (or that would be); with state wheelhouse, the other stacks' wheelhouses.", returned: state pruned and wheelhouse, type: list}
+removed:
+  description: "Stacks deleted (or that would be); with state wheelhouse, the other stacks' wheelhouses."
+  returned: state pruned and wheelhouse
+  type: list
 wheelhouse: {description: The wheelhouse directory., returned: state wheelhouse, type: str, version_added: 0.5.0}
-files: {description: "Downloaded: the wheels by name, then the hashes file last (paths; empty in check mode).", returned: state wheelhouse, type: list, elements: str, version_added: 0.5.0}
+files:
+  description: "Downloaded: the wheels by name, then the hashes file last (paths; empty in check mode)."
+  returned: state wheelhouse
+  type: list
+  elements: str
+  version_added: 0.5.0
 stacks: {description: "The stacks under O(root) afterwards (in check mode: now), by name.", returned: always, type: list, elements: str, version_added: 0.3.0}
 """
 

@@ -208,7 +208,7 @@ def main():
             host=dict(type="str", required=True),
             family=dict(type="str", default="Debian"),
             url=dict(type="str", required=True),
-            key_url=dict(type="str", default=""),
+            key_url=dict(type="str", default="", no_log=False),
             key_content=dict(type="str", default="", no_log=False),
             fingerprints=dict(type="raw", default=[]),
             proxy=dict(type="str", default="", no_log=True),

@@ -39,6 +39,8 @@ CONTROLLER_ONLY=(
   tests/unit/plugins/modules/test_pytorch_plan_inputs.py
   # the modules' documentation read as YAML, as ansible-doc does on the controller
   tests/unit/plugins/modules/test_module_docs.py
+  # the roles' vars and argument specs read as YAML (the stages' options against the roles' settings)
+  tests/unit/plugins/module_utils/stages/test_role_settings.py
   # real git and git http-backend (the image carries no git)
   tests/unit/plugins/module_utils/planning/test_git_source.py
 )

@@ -24,8 +24,6 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.bus_fac
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.driver_version import driver_facts
 
 
-
-
 class ToolkitCallError(Exception):
     """The question cannot be answered (no package manager here, a probe command that failed)."""
 

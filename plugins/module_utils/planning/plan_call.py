@@ -99,7 +99,7 @@ def plan_and_answer(params, result, run, warn):
     """Plan the stack and answer whether the host is as asked."""
     if not os.path.exists(params["python"]):
         raise PlanError("pytorch_python %s is not there on %s: set pytorch_python to an interpreter of "
-                            "Python 3.10 or newer." % (params["python"], params["host"]), result)
+                        "Python 3.10 or newer." % (params["python"], params["host"]), result)
     version_output = "%s %s" % run([params["python"], "--version"])[1:]  # stderr on Python 2
     tls = access.settings(params["ca_path"], params["client_cert"], params["trusted_hosts"], params["proxy"],
                           params["pip_extra_args"])

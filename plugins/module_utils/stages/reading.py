@@ -37,4 +37,3 @@ class Reading:
     def os_family(self) -> str:
         """The OS family the probe read ('' when unknown)."""
         return str((self.preflight.get("os") or {}).get("family") or "")
-

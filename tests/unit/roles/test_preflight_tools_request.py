@@ -18,7 +18,7 @@ def load(*parts):
 
 
 def test_the_tools_request_keys_are_preflight_tools_options():
-    assert load("roles", "tools", "vars", "main.yml")["_tools_preflight"] == "{{ _tools.preflight }}"
+    assert load("roles", "tools", "vars", "main.yml")["_tools_preflight"] == "{{ _tools_stage.preflight }}"
     keys = set(decide("/opt/tools", ["nvidia-ml-py==13.615.71"])["preflight"])  # no pynvml here: the venv is wanted
     spec = load("roles", "preflight", "meta", "argument_specs.yml")["argument_specs"]["main"]["options"]["preflight_tools"]
     assert keys and keys <= set(spec["options"]), (sorted(keys), sorted(spec["options"]))

@@ -101,5 +101,5 @@ def test_the_role_runs_this_file_with_the_venvs_interpreter():
         entry = yaml.safe_load(handle)
     assert [task["ansible.builtin.include_tasks"]["file"] for task in entry] == ["check.yml"]
     assert entry[0]["when"] == "_tools_work | bool"
-    assert role_vars["_tools_work"] == "{{ _tools.work }}"  # stages/tools.py decide(), through the tools_state filter
-    assert "blackwell.pytorch.tools_state(" in role_vars["_tools"]
+    assert role_vars["_tools_work"] == "{{ _tools_stage.work }}"  # stages/tools.py decide(), through the tools_state filter
+    assert "blackwell.pytorch.tools_state(" in role_vars["_tools_stage"]
