@@ -201,7 +201,7 @@ def published(state, plan, steps, check, current, build=None):
 
 def settled_facts(state, own, current):
     """What the role publishes on a host already as asked, the one rule of its decision step (the torch_settled
-    filter) and of the preflight probe (planning/stage_answer.py): {"published": blackwell_pytorch, "check": the
+    filter) and of the preflight probe (stages/pytorch.py): {"published": blackwell_pytorch, "check": the
     gate's stored check marked reused, "cuda_check": blackwell_cuda_check, None when the answer has none}. `state`:
     role_state's decision; `own`: this host's pytorch_plan result (or the probe's answer); `current`: the link the
     stacks are reached through. None when the host is not as asked (the change path publishes then)."""

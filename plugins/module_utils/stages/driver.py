@@ -7,8 +7,8 @@ driver/state.py decides) and the facts the role publishes on a host the answer f
 
 Every stage file exports the same names (stages/registry.py lists them): NAME, ROLE, ROLE_SETTINGS (the role's
 vars/main.yml entry that gives the role's variables as the stage's options), OPTIONS, PROBE_READS (options the
-probe fills from its own reading), FACTS, secrets(), waits(), ask(), refusal_entries(). No Ansible
-import.
+probe reads itself), PROBE_FILLS (options it fills from its reading when left out), FACTS, secrets(), waits(),
+ask(), refusal_entries(). No Ansible import.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ NAME = "driver"
 ROLE = "nvidia_driver"
 ROLE_SETTINGS = "_nvidia_driver_state_args"
 PROBE_READS = ("host", "gpus", "loaded", "preflight")
+PROBE_FILLS = ()
 FACTS = ("nvidia_driver_status", "nvidia_driver_reboot_required")
 
 OPTIONS = dict(

@@ -19,8 +19,7 @@ STAGES = (driver, toolkit, pytorch)
 def probe_spec(stage: Any) -> dict[str, dict[str, Any]]:
     """The stage's options as the probe takes them: without those it reads itself (PROBE_READS), and those it fills
     from its reading when left out (PROBE_FILLS) null by default."""
-    filled = getattr(stage, "PROBE_FILLS", ())
-    return dict((key, dict(value, default=None) if key in filled else value)
+    return dict((key, dict(value, default=None) if key in stage.PROBE_FILLS else value)
                 for key, value in stage.OPTIONS.items() if key not in stage.PROBE_READS)
 
 

@@ -20,6 +20,7 @@ ROLE = "cuda_toolkit"
 ROLE_SETTINGS = "_cuda_toolkit_state_args"
 # the probe's own reading; `driver` is cuda_toolkit_driver_version, given by site.yml beside the role's settings
 PROBE_READS = ("host", "gpus", "user", "os_family", "driver_cuda")
+PROBE_FILLS = ()
 FACTS = ("cuda_toolkit_status",)
 
 OPTIONS = dict(
@@ -61,7 +62,7 @@ def ask(options: dict[str, Any], reading: Reading, earlier: dict[str, Optional[d
                                                      driver_answer.get("status") if driver_answer else None,
                                                      reading.loaded)
     params = dict(options, host=reading.host, gpus=reading.gpus, driver=driver, driver_cuda=driver_cuda,
-                  user=reading.preflight.get("user") or {}, os_family=reading.os_family())
+                  user=reading.user, os_family=reading.os_family())
     try:
         answer = toolkit_call.answer(params, reading.run, reading.has_program, reading.warn, reading.toolkit_root)
     except toolkit_call.ToolkitCallError as exc:

@@ -126,7 +126,8 @@ def test_the_repository_layout_tokens_take_the_probed_os_values():
 def test_every_stage_exports_the_same_names():
     for stage in registry.STAGES:
         assert isinstance(stage.NAME, str) and isinstance(stage.ROLE, str) and stage.ROLE_SETTINGS.startswith("_")
-        assert set(stage.PROBE_READS) <= set(stage.OPTIONS) and stage.FACTS
+        assert set(stage.PROBE_READS) | set(stage.PROBE_FILLS) <= set(stage.OPTIONS) and stage.FACTS
+        assert not set(stage.PROBE_READS) & set(stage.PROBE_FILLS)
         assert all(callable(getattr(stage, name)) for name in ("secrets", "waits", "ask", "refusal_entries"))
     assert [stage.NAME for stage in registry.STAGES] == ["driver", "toolkit", "pytorch"]
     # the probe's spec: the stage's options but those it reads itself; those it fills are null unless given
