@@ -34,10 +34,20 @@ options:
     type: path
     default: ""
     version_added: 0.4.0
-  profile_content:
-    description: The text the role writes to O(profile_path).
+  cuda_module_loading:
+    description: C(CUDA_MODULE_LOADING) in O(profile_path) (C(pytorch_cuda_module_loading)).
+    type: str
+    default: LAZY
+    version_added: 0.4.0
+  cuda_alloc_conf:
+    description: C(PYTORCH_CUDA_ALLOC_CONF) in O(profile_path) (C(pytorch_cuda_alloc_conf)).
     type: str
     default: ""
+    version_added: 0.4.0
+  allow_tf32:
+    description: Whether O(profile_path) turns on TF32 matmuls (C(pytorch_allow_tf32)).
+    type: bool
+    default: false
     version_added: 0.4.0
   check_results:
     description: The stored torch_cuda_check result (C(cuda_check.json) of the verify role's results directory); empty for none.
@@ -62,7 +72,7 @@ options:
   check_alias:
     description: >-
       The interpreter under the C(current) link (the verify role's C(verify_python) by default); named in RV(cuda_check)
-      beside the stack's own, so the verify role takes that fact for either.
+      beside the stack's own, so the verify role takes that fact for either. Empty, C(<root>/current/bin/python).
     type: path
     default: ""
     version_added: 0.5.0

@@ -32,12 +32,14 @@ def cuda_toolkit_plan(versions, default="", driver=None, driver_cuda=None, gpus=
 
 def cuda_toolkit_driver(override, driver_status=None, loaded=None):
     """The driver the toolkits are planned against and its CUDA version: toolkit_call.driver_inputs, the rule the
-    preflight probe applies too."""
+    preflight probe applies too; known: anything names the driver (the override, the driver stage's status, the
+    loaded driver's facts), else cuda_toolkit_state reads the loaded one itself."""
     name = "cuda_toolkit_driver"
     status = as_dict(driver_status, "driver_status", name) if driver_status is not None else None
     driver, driver_cuda = call(name, toolkit_call.driver_inputs, text(override), status,
                                as_dict(loaded, "loaded", name))
-    return {"driver": driver, "driver_cuda": driver_cuda}
+    known = bool(text(override)) or driver_status is not None or loaded is not None
+    return {"driver": driver, "driver_cuda": driver_cuda, "known": known}
 
 
 class FilterModule(object):

@@ -45,14 +45,6 @@ def nvidia_driver_load_state(gpus, nouveau_loaded=False, loaded=None, installed_
                              as_dict(loaded, "loaded", name), text(installed_version) or None, versions.parse)
 
 
-def nvidia_driver_repo_layout(facts, preflight=None, name="nvidia-cuda"):
-    """The vendor repository's distro and arch names, key file, keyring, source and proxy paths on this OS."""
-    filter_name = "nvidia_driver_repo_layout"
-    facts = as_dict(facts, "facts", filter_name)
-    os_info = os_layout.os_of(as_dict(preflight, "preflight", filter_name), facts)
-    return os_layout.repo_layout(os_info, text(facts.get("architecture")), text(name) or "nvidia-cuda")
-
-
 class FilterModule(object):
     """blackwell.pytorch driver filters."""
 
@@ -62,5 +54,4 @@ class FilterModule(object):
             "nvidia_driver_apt_packages": nvidia_driver_apt_packages,
             "nvidia_driver_load_state": nvidia_driver_load_state,
             "nvidia_driver_repo_check": nvidia_driver_repo_check,
-            "nvidia_driver_repo_layout": nvidia_driver_repo_layout,
         }

@@ -11,16 +11,21 @@ from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import impo
 tools = module_utils("stages.tools")
 
 
-def tools_state(venv, packages, use_existing=True, uv=False, preflight=None, python=None, base_python="",
-                wheelhouse="", check_mode=False, check=None, built=None):
-    """Whether the tools venv is wanted and has work, what the preflight probe reads of it, and NVML's interpreter."""
+def tools_state(options):
+    """Whether the tools venv is wanted and has work, what the preflight probe reads of it, and NVML's interpreter,
+    from one dict: the role's options (without their blackwell_tools_ prefix) and what the host says of them."""
     name = "tools_state"
-    return call(name, tools.decide, text(venv), [text(item) for item in as_list(packages, "packages", name)],
-                as_bool(use_existing, "use_existing", name), as_bool(uv, "uv", name),
-                as_dict(preflight, "preflight", name), as_dict(python, "python", name), text(base_python),
-                text(wheelhouse), as_bool(check_mode, "check_mode", name),
-                as_dict(check, "check", name) if check is not None else None,
-                as_dict(built, "built", name) if built is not None else None)
+    found = as_dict(options, "options", name, allow_none=False)  # a key it does not know: tools.state() refuses it
+    for key in ("venv", "base_python", "wheelhouse", "uv_package"):
+        found[key] = text(found.get(key))
+    found["pip_packages"] = [text(item) for item in as_list(found.get("pip_packages"), "pip_packages", name)]
+    for key, default in (("use_existing", True), ("uv", False), ("check_mode", False)):
+        found[key] = as_bool(found.get(key, default), key, name)
+    for key in ("preflight", "python"):
+        found[key] = as_dict(found.get(key), key, name)
+    for key in ("check", "built"):  # None: the task did not run
+        found[key] = None if found.get(key) is None else as_dict(found[key], key, name)
+    return call(name, tools.state, found)
 
 
 class FilterModule(object):

@@ -57,16 +57,25 @@ def torch_max_jobs(cpus, memory_mb, gib_per_job=None, override=0):
     return call("torch_max_jobs", torch_source.max_jobs, cpus, memory_mb, gib_per_job=gib_per_job, override=override)
 
 
-def torch_check_summary(check, stack, gpus_known, min_verdict="", require=()):
-    """The gate's one-line report of a torch_cuda_check result."""
+def torch_check_summary(check, stack, gpus_known=False, min_verdict="", require=(), policy=None):
+    """The gate's one-line report of a torch_cuda_check result; with policy (the gate's, torch_decide's or
+    torch_check_policy's) instead of gpus_known, min_verdict and require (role_messages.gate_summary)."""
     name = "torch_check_summary"
+    if policy is not None:
+        return call(name, role_messages.gate_summary, text(stack), as_dict(check, "check", name),
+                    as_dict(policy, "policy", name))
     return call(name, role_messages.check_summary, text(stack), as_dict(check, "check", name),
                 bool(gpus_known), text(min_verdict), [text(r) for r in as_list(require, "require", name)])
 
 
-def torch_gate_failure(check, plan, fallback=None, kept="", current=""):
-    """The gate's failure message after a failed torch_cuda_check; "" when auto builds from source instead."""
+def torch_gate_failure(check, plan=None, fallback=None, kept="", current="", steps=None, state=None):
+    """The gate's failure message after a failed torch_cuda_check; "" when auto builds from source instead. With
+    steps (the failed stack's) and state (torch_decide's) instead of plan, fallback, kept and current
+    (role_steps.gate_failure)."""
     name = "torch_gate_failure"
+    if steps is not None or state is not None:
+        return call(name, role_steps.gate_failure, as_dict(check, "check", name), as_dict(state, "state", name),
+                    as_dict(steps, "steps", name))
     return call(name, role_messages.gate_failure, as_dict(check, "check", name), as_dict(plan, "plan", name),
                 None if fallback is None else as_dict(fallback, "fallback", name), text(kept), text(current))
 
@@ -122,7 +131,8 @@ def torch_profile(current, module_loading="LAZY", alloc_conf="", allow_tf32=Fals
 
 
 def torch_published(state, plan=None, steps=None, check=None, current="", build=None):
-    """The blackwell_pytorch fact (role_steps.published)."""
+    """The blackwell_pytorch fact (role_steps.published: without plan, the one steps carry; without current, the link
+    under the state's root)."""
     name = "torch_published"
     return call(name, role_steps.published, as_dict(state, "_input", name), as_dict(plan, "plan", name),
                 as_dict(steps, "steps", name), as_dict(check, "check", name) or None, text(current),
@@ -135,29 +145,24 @@ def torch_settled(state, own=None, current=""):
     return call(name, role_steps.settled_facts, as_dict(state, "_input", name), as_dict(own, "own", name), text(current))
 
 
-def torch_wheelhouse(plan, root="", fetch_dir="", adopt_path="", wheelhouse=""):
+def torch_wheelhouse(state, fetch_dir="", wheelhouse=""):
     """The fleet wheelhouse of the cache host: {refusal: "" when the request has wheels to fetch, cache: the
-    pytorch_wheelhouse_cache fact} (planning/wheelhouse.py)."""
+    pytorch_wheelhouse_cache fact, hashes_path, pins, check_mode} (planning/wheelhouse.fetch)."""
     name = "torch_wheelhouse"
-    plan = as_dict(plan, "_input", name) or {}
-    refusal = call(name, torch_wheelhouse_steps.refusal, plan, text(adopt_path), text(wheelhouse))
-    return {"refusal": refusal,
-            "cache": None if refusal else call(name, torch_wheelhouse_steps.cache, text(plan.get("stack")), text(root),
-                                               text(fetch_dir))}
+    return call(name, torch_wheelhouse_steps.fetch, as_dict(state, "_input", name), text(fetch_dir), text(wheelhouse))
 
 
-def torch_wheelhouse_report(cache, cached=False, check_mode=False, pins=(), files=()):
-    """The wheelhouse entry point's last line (planning/wheelhouse.report)."""
+def torch_wheelhouse_report(names, download=None):
+    """The wheelhouse entry point's last line (planning/wheelhouse.fetched)."""
     name = "torch_wheelhouse_report"
-    return call(name, torch_wheelhouse_steps.report, as_dict(cache, "_input", name, allow_none=False),
-                as_bool(cached, "cached", name), as_bool(check_mode, "check_mode", name),
-                [text(pin) for pin in as_list(pins, "pins", name)], [text(f) for f in as_list(files, "files", name)])
+    return call(name, torch_wheelhouse_steps.fetched, as_dict(names, "_input", name, allow_none=False),
+                as_dict(download, "download", name))
 
 
-def torch_wheelhouse_use(source, root="", pending=False):
+def torch_wheelhouse_use(source, root="", check_mode=False):
     """The wheelhouse_use entry point's steps for pytorch_wheelhouse_from (planning/wheelhouse.use)."""
     name = "torch_wheelhouse_use"
-    return call(name, torch_wheelhouse_steps.use, source, text(root), as_bool(pending, "pending", name))
+    return call(name, torch_wheelhouse_steps.use, source, text(root), as_bool(check_mode, "check_mode", name))
 
 
 class FilterModule(object):

@@ -2,11 +2,12 @@
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters the verify and fleet_report roles render with: thin shells over module_utils/verify
-(report, fleet_report, fleet_html, plan, decision, health_gates) and module_utils/common/output_dirs; each
-filter is documented in a sidecar YAML file of its name."""
+(report, fleet_report, fleet_html, plan, decision, health_gates, role_inputs) and module_utils/common/output_dirs;
+each filter is documented in a sidecar YAML file of its name."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
@@ -20,6 +21,7 @@ fleet_html = module_utils("verify.fleet_html")
 fleet_report = module_utils("verify.fleet_report")
 health_gates = module_utils("verify.health_gates")
 plan = module_utils("verify.plan")
+role_inputs = module_utils("verify.role_inputs")
 verify_report = module_utils("verify.report")
 
 
@@ -31,6 +33,19 @@ def verify_summary(document):
 def verify_plan(request):
     """Product line, tests, sizes, effective gates, settings and refusals of a verify request."""
     return call("verify_plan", plan.plan, as_dict(request, "request", "verify_plan"))
+
+
+def verify_inputs(values: Any, names: Any = None, gpus: Any = None) -> dict[str, Any]:
+    """The verify role's options and facts as the arguments of verify_plan, verify_decision and verify_steps, and
+    gpu_health's gates: `values` name -> value, or (with `names`) the values of `names` in their order."""
+    if names is not None:
+        names = [text(name) for name in as_list(names, "names", "verify_inputs")]
+        values = as_list(values, "values", "verify_inputs")
+        if len(values) != len(names):
+            raise AnsibleFilterError("verify_inputs: %d values for %d names" % (len(values), len(names)))
+        values = dict(zip(names, values))
+    return call("verify_inputs", role_inputs.inputs, as_dict(values, "values", "verify_inputs"),
+                as_list(gpus, "gpus", "verify_inputs"))
 
 
 def verify_decision(verify_plan_answer, memo=None, run=None, published=None, options=None):
@@ -96,7 +111,7 @@ class FilterModule(object):
 
     def filters(self):
         return {"verify_summary": verify_summary, "verify_check_gpu": verify_check_gpu,
-                "verify_plan": verify_plan, "verify_decision": verify_decision,
+                "verify_plan": verify_plan, "verify_decision": verify_decision, "verify_inputs": verify_inputs,
                 "output_dir_errors": output_dir_errors,
                 "verify_prometheus": verify_prometheus, "fleet_report_data": fleet_report_data,
                 "fleet_report_markdown": fleet_report_markdown, "fleet_report_html": fleet_report_html,

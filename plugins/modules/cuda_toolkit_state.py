@@ -40,9 +40,9 @@ options:
     default: ""
   driver:
     description:
-      - The driver version the toolkits will run on; empty when unknown (the driver gate is skipped with a warning).
-      - Omitted, the loaded driver's (C(/proc/driver/nvidia/version)), as the role alone before the collection's
-        preflight has run.
+      - The driver version the toolkits will run on.
+      - Omitted or empty, the loaded driver's (C(/proc/driver/nvidia/version)); none loaded, the driver gate is
+        skipped with a warning.
     type: str
   driver_cuda:
     description: NVML's CUDA driver version (V(13.0)) of that driver; empty takes it from the table.

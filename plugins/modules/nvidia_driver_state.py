@@ -187,6 +187,8 @@ commands:
     rpm_package: {description: "RHEL's driver package (C(nvidia-open), C(cuda-drivers) for proprietary).", type: str}
 """
 
+import platform
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.program_run import runner
@@ -197,7 +199,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.driver im
 
 def main():
     module = AnsibleModule(argument_spec=OPTIONS, supports_check_mode=True)
-    want = want_of(module.params)
+    want = want_of(module.params, platform.machine())
     secret = proxy_password(want["repo"].get("proxy"))
     if secret:
         module.no_log_values.add(secret)

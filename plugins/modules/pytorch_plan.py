@@ -38,7 +38,7 @@ description:
     points to the planned stack (or the auto plan's source fallback, or the environment O(adopt_path) adopted),
     its marker records the plan and its packages have the planned versions, its torch_cuda_check result
     O(check_results) is stored, passed and its stack fingerprint is unchanged (the verify run's settings left
-    out), the file O(profile_path) has the text O(profile_content), mode 0644 and owner root, and no stack is
+    out), the file O(profile_path) has the text RV(profile_content), mode 0644 and owner root, and no stack is
     beyond O(keep). The role then skips its change path.
   - With O(adopt_path) nothing is planned (no interpreter, file or index is read); only the refusals and
     RV(converged) are answered.
@@ -239,6 +239,12 @@ standing:
   returned: always
   type: str
   sample: "to change: current is not there, not venvs/torch-2.9.1-cu128"
+profile_content:
+  description:
+    - The text of O(profile_path) (the stack under C(current) and O(cuda_module_loading), O(cuda_alloc_conf),
+      O(allow_tf32)), which the role writes; "" without O(profile_path).
+  returned: when O(root) is given and nothing is refused
+  type: str
 stack:
   description: The stack compared with C(current) (the one that stands on a host already as asked); "" for none.
   returned: when O(root) is given and nothing is refused

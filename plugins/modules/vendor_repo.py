@@ -52,16 +52,28 @@ options:
     description: The inventory host name, as the refusals name the host.
     type: str
     required: true
+  os:
+    description:
+      - The OS the preflight read (C(blackwell_preflight.os)); its layout fills each of O(url), O(key_url),
+        O(keyring), O(source_path) and O(apt_conf_path) left empty, and its C(family) is the default of O(family).
+    type: dict
+    default: {}
   family:
-    description: The OS family (C(Debian) or C(RedHat)), for O(state=present).
+    description: The OS family (C(Debian) or C(RedHat)), for O(state=present); empty, the one of O(os), else Debian.
     type: str
-    default: Debian
+    default: ""
+  base_url:
+    description: The base URL of the repositories (C(nvidia_driver_repo_base_url)), for O(url) left empty.
+    type: str
+    default: https://developer.download.nvidia.com/compute/cuda/repos
   url:
-    description: The repository URL (C(nvidia_driver_repo_url)).
+    description: The repository URL (C(nvidia_driver_repo_url)); empty, C(<base_url>/<distro>/<arch>/) of O(os).
     type: str
-    required: true
+    default: ""
   key_url:
-    description: The key's URL (C(nvidia_driver_repo_key_url)), fetched only when the key is needed.
+    description:
+      - The key's URL (C(nvidia_driver_repo_key_url)), fetched only when the key is needed; empty, NVIDIA's key file
+        in O(url).
     type: str
     default: ""
   key_content:
@@ -77,16 +89,17 @@ options:
     type: str
     default: ""
   keyring:
-    description: Where the checked key goes (Debian C(/etc/apt/keyrings/<name>.asc)).
+    description: Where the checked key goes; empty, the OS's (Debian C(/etc/apt/keyrings/<name>.asc)).
     type: path
-    required: true
+    default: ""
   source_path:
-    description: The apt source or .repo file.
+    description: The apt source or .repo file; empty, the OS's.
     type: path
-    required: true
+    default: ""
   apt_conf_path:
-    description: apt's configuration file of the repository's proxy (Debian); required by O(state=present) there.
+    description: apt's configuration file of the repository's proxy (Debian); empty, the OS's.
     type: path
+    default: ""
   name:
     description: The repository's name (the .repo file's section).
     type: str
@@ -141,6 +154,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+paths:
+  description: The repository's URL, keyring and source file, after the layout of O(os) filled those left empty.
+  returned: always
+  type: dict
+  sample: {url: "https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/",
+           keyring: /etc/apt/keyrings/nvidia-cuda.asc, source_path: /etc/apt/sources.list.d/nvidia-cuda.list}
 msg:
   description: What the step found (the pinned keys trusted, or what a check run could not fetch) or why apt refused
     the source.
@@ -192,11 +211,13 @@ status:
            usable: true}
 """
 
+import platform
+
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import repo_steps
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import os_layout, repo_steps
 
 OWNER = repo_steps.ROOT_OWNER
 
@@ -206,15 +227,17 @@ def main():
         argument_spec=dict(
             state=dict(type="str", default="present", choices=["present", "refused"]),
             host=dict(type="str", required=True),
-            family=dict(type="str", default="Debian"),
-            url=dict(type="str", required=True),
+            os=dict(type="dict", default={}),
+            family=dict(type="str", default=""),
+            base_url=dict(type="str", default=os_layout.BASE_URL),
+            url=dict(type="str", default=""),
             key_url=dict(type="str", default="", no_log=False),
             key_content=dict(type="str", default="", no_log=False),
             fingerprints=dict(type="raw", default=[]),
             proxy=dict(type="str", default="", no_log=True),
-            keyring=dict(type="path", required=True),
-            source_path=dict(type="path", required=True),
-            apt_conf_path=dict(type="path"),
+            keyring=dict(type="path", default=""),
+            source_path=dict(type="path", default=""),
+            apt_conf_path=dict(type="path", default=""),
             name=dict(type="str", default="nvidia-cuda"),
             refresh=dict(type="bool", default=True),
             timeout=dict(type="int", default=30),
@@ -223,12 +246,11 @@ def main():
         ),
         supports_check_mode=True,
     )
-    want = module.params
+    want = repo_steps.with_layout(module.params, platform.machine())
+    paths = dict((key, want[key]) for key in ("url", "keyring", "source_path"))
     module.no_log_values.update(url_secrets([want["key_url"], want["proxy"]]))
     if want["state"] == "refused":
-        module.fail_json(msg=repo_steps.refused(want), changed=True)
-    if want["family"] == "Debian" and not want["apt_conf_path"]:
-        module.fail_json(msg="state is present but all of the following are missing: apt_conf_path")
+        module.fail_json(msg=repo_steps.refused(want), changed=True, paths=paths)
 
     def opener(url, timeout):
         return open_url(url, timeout=timeout, use_proxy=True)
@@ -237,12 +259,12 @@ def main():
         rpm = module.get_bin_path("rpm", required=True) if want["family"] == "RedHat" else "rpm"
         result = repo_steps.present(want, module.check_mode, opener, OWNER, module.run_command, rpm)
     except repo_steps.RepoRefused as refusal:
-        module.fail_json(msg=refusal.msg, **refusal.result)
+        module.fail_json(msg=refusal.msg, paths=paths, **refusal.result)
     for warning in result.pop("warnings"):
         module.warn(warning)
     if not module._diff:
         result.pop("diff", None)
-    module.exit_json(**result)
+    module.exit_json(paths=paths, **result)
 
 
 if __name__ == "__main__":

@@ -3,15 +3,16 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the nvidia_driver role names and runs differently per OS, as pure functions.
 
-repo_layout() is what the nvidia_driver_repo_layout filter returns (the repository's distro and
-arch names, its key file, where the checked key and the source go); the role's defaults and its
-`repo` entry point read it, before any task and without the driver state module. commands() is
+repo_options() fills the repository options the role leaves empty (its defaults: the URL, the key's URL, the
+keyring, the source and proxy files) with those of the OS the preflight read: the nvidia_driver_state question (the
+role's call and the preflight probe's) and the vendor_repo module work them out the same way. commands() is
 what nvidia_driver_state returns as `commands` for the change path (the installed-packages probe,
 the initramfs tool, the RHEL module stream and package). No Ansible import.
 """
 from __future__ import annotations
 
 REDHAT = "RedHat"
+BASE_URL = "https://developer.download.nvidia.com/compute/cuda/repos"
 # Repositories signed by a newer key than their family's (Debian 13's apt verifier, sqv, rejects the
 # SHA-1 binding of 3bf863cc, so NVIDIA signs debian13 with 8793F200).
 KEY_FILES = {"debian13": "8793F200.pub"}
@@ -82,6 +83,19 @@ def repo_layout(os_info, machine, name):
     distro = repo_distro(os_info)
     return {"family": family, "distro": distro, "arch": repo_arch(machine), "key_file": key_file(distro, family),
             "keyring": keyring(family, name), "source_path": source_path(family, name), "proxy_path": proxy_path(name)}
+
+
+def repo_options(repo, os_info, machine):
+    """The repository options with each empty one of url, key_url, keyring, source_path and proxy_path set to the
+    OS's layout: url is base_url/<distro>/<arch>/, key_url the url and NVIDIA's key file of that repository."""
+    filled = dict(repo)
+    layout = repo_layout(os_info or {}, machine, str(filled.get("name") or "nvidia-cuda"))
+    base = str(filled.get("base_url") or BASE_URL).rstrip("/")
+    filled["url"] = filled.get("url") or "%s/%s/%s/" % (base, layout["distro"], layout["arch"])
+    filled["key_url"] = filled.get("key_url") or filled["url"] + layout["key_file"]
+    for key in ("keyring", "source_path", "proxy_path"):
+        filled[key] = filled.get(key) or layout[key]
+    return filled
 
 
 def probe_argv(family):

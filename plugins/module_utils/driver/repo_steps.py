@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Tuple
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import url_fetch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.py_env import read_text
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, openpgp, refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, openpgp, os_layout, refusals
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import repo_trust as repo
 
 ROOT_OWNER = (0, 0)
@@ -96,6 +96,17 @@ def apply(entry: Mapping[str, Any], found: Mapping[str, Any], owner: tuple[int, 
     else:
         os.chmod(path, int(entry["mode"], 8))
         os.chown(path, *owner)
+
+
+def with_layout(params: Mapping[str, Any], machine: str) -> dict[str, Any]:
+    """The module's parameters with the family and each path or URL left empty set to those of the OS the
+    preflight read (params["os"]: os_layout.repo_options; apt_conf_path is the layout's proxy file)."""
+    os_info = dict(params.get("os") or {})
+    family = params.get("family") or os_info.get("family") or repo.DEBIAN
+    os_info.setdefault("family", family)
+    filled = os_layout.repo_options(dict(params, proxy_path=params.get("apt_conf_path") or ""), os_info, machine)
+    filled.update(family=family, apt_conf_path=filled.pop("proxy_path"))
+    return filled
 
 
 def inputs_refusal(want: Mapping[str, Any]) -> str:

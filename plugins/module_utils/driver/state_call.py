@@ -16,19 +16,20 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.common.path_inpu
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import numbered
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import host_probe, inputs, os_layout, refusals, state
 
-REPO_KEYS = ("configure", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
+REPO_KEYS = ("configure", "base_url", "url", "key_url", "key_content", "fingerprints", "proxy", "keyring", "source_path", "proxy_path")
 
 
 class StateCallError(Exception):
     """The question cannot be answered (an input that is no input, a probe command that failed): the call fails."""
 
 
-def want_of(params):
-    """The module's parameters as driver.state's `want` (repo: only the known keys, configure a bool)."""
+def want_of(params, machine):
+    """The module's parameters as driver.state's `want` (repo: only the known keys, configure a bool, the options
+    left empty set to the layout of the OS the preflight read, on this machine's architecture)."""
     want = dict(params)
     repo = dict((key, value) for key, value in (params.get("repo") or {}).items() if key in REPO_KEYS)
     repo["configure"] = str(repo.get("configure", False)).lower() in ("true", "yes", "on", "1")
-    want["repo"] = repo
+    want["repo"] = os_layout.repo_options(repo, os_layout.os_of(params.get("preflight"), {}), machine)
     return want
 
 

@@ -59,13 +59,14 @@ def driver_inputs(override, driver_status, loaded):
 
 
 def host_gpus_and_driver(gpus, driver, sys_root, proc_version):
-    """The GPUs and the driver version given, or, where omitted, the PCI bus's and the loaded driver's."""
-    if gpus is not None and driver is not None:
+    """The GPUs and the driver version given, or, where omitted (a driver also where empty), the PCI bus's and the
+    loaded driver's."""
+    if gpus is not None and driver:
         return gpus, driver
     on_bus, proc_text, loaded = read_bus(sys_root, proc_version)
     if gpus is None:
         gpus = on_bus
-    if driver is None:
+    if not driver:
         driver = driver_facts(proc_text, module_loaded=loaded)["version"] or ""
     return gpus, driver
 

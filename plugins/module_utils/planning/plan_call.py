@@ -18,7 +18,7 @@ import platform
 import stat
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.url_secrets import url_secrets
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan, resolve
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, host_plan, resolve, role_steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.stack_runner import adopted_before
 from ansible_collections.blackwell.pytorch.plugins.module_utils.wheel_index import access
@@ -139,16 +139,30 @@ def plan_and_answer(params, result, run, warn):
     return result
 
 
+def profile_content(params):
+    """The text of the login-shell profile (role_steps.profile_text, which the role writes): '' without a profile."""
+    if not params["profile_path"] or not params["root"]:
+        return ""
+    return role_steps.profile_text(os.path.join(params["root"], "current"), params["cuda_module_loading"],
+                                   params["cuda_alloc_conf"], params["allow_tf32"])
+
+
 def stands(params, result, candidates):
-    """Fill converged, standing and check: is the stage already as asked?"""
+    """Fill converged, standing and check: is the stage already as asked? (And the profile's text, which the role
+    writes: profile_content.)"""
     if not params["root"]:
         result["standing"] = "to change: no root given"
         return
+    result["profile_content"] = profile_content(params)
+    alias = params["check_alias"] or os.path.join(params["root"], "current", "bin", "python")
+    output_dirs = dict(params["check_output_dirs"] or {})
+    if params["check_results"]:  # the results' directory is checked like the verify role's, which it is
+        output_dirs.setdefault("verify_results_dir", os.path.dirname(params["check_results"]))
     decided = converged.read_and_decide(
         params["root"], params["keep"], candidates,
         {"results": params["check_results"], "code": params["check_code"], "cuda_home": params["check_cuda_home"],
-         "force": params["check_force"], "alias": params["check_alias"], "output_dirs": params["check_output_dirs"],
-         "collection_version": params["check_collection_version"]},
-        params["profile_path"], params["profile_content"])
+         "force": params["check_force"], "alias": alias, "output_dirs": output_dirs,
+         "collection_version": params["check_collection_version"] or "unknown"},
+        params["profile_path"], result["profile_content"])
     result.update(converged=decided["converged"], standing=decided["standing"], check=decided["check"],
                   stack=decided["stack"] or "", cuda_check=decided["cuda_check"])

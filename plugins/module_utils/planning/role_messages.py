@@ -6,13 +6,15 @@
 - plan_summary(): the plan in one line (stack, pins, reason, predicted verdicts; its warnings are said apart).
 - missing_paths(): the wheelhouse / constraints / hashes paths that are not there, from `stat` results.
 - arch_refusal(): why TORCH_CUDA_ARCH_LIST cannot be built, "" when it can.
-- check_summary(): torch_cuda_check's verdicts and the policy that passed.
+- check_summary(): torch_cuda_check's verdicts and the policy that passed (gate_summary(): under the gate's policy).
 - poll_report(): one progress line of a background job (the source build, the pip install).
 - gate_failure(): what the gate says when torch_cuda_check fails ("" when auto builds from source instead).
 
 No Ansible import.
 """
 from __future__ import annotations
+
+from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.lifecycle import pip_progress
 
@@ -90,6 +92,11 @@ def check_summary(stack, check, gpus_known, min_verdict="", require=()):
         policy += ", require " + ",".join(require)
     return "%s: torch %s; %s; %s: passed" % (stack, check["build"]["torch_version"], verdicts or "no GPU visible",
                                              policy)
+
+
+def gate_summary(stack: str, check: dict[str, Any], policy: dict[str, Any]) -> str:
+    """check_summary under the gate's policy (role_steps.check_policy: no min_verdict where the facts list no GPU)."""
+    return check_summary(stack, check, True, policy.get("min_verdict") or "", list(policy.get("require") or ()))
 
 
 def poll_report(what, host, seconds, finished, log_tail):

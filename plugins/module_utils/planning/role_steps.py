@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 from typing import Any, Optional
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import converged, role_messages
 
 FAMILY = ("torch", "torchvision", "torchaudio")
 # The OS family's packages: the venv module of the OS Python, and the source build's tools.
@@ -47,23 +47,28 @@ def planned_result(own, build_host_result, host, build_host):
     return own
 
 
-def stack_steps(plan, settings):
-    """The paths, record and packages of installing `plan` on a host. settings: root, python (the interpreter
-    that makes the venv), os_family, build_tools (pytorch_build_install_packages), host, build_host, source_ref,
-    source_dir. None for no plan (adopting)."""
+def stack_steps(plan, settings, check_mode=False):
+    """The paths, record and packages of installing `plan` on a host, and the plan itself. settings: root, python
+    (the interpreter that makes the venv), os_family, build_tools (pytorch_build_install_packages), host,
+    build_host, source_ref, source_dir. fetches_wheel: this host builds for a build host's fleet and has a wheel
+    to bring to the controller (one an earlier run built, or this run's; none in a check run). None for no plan
+    (adopting)."""
     if not plan:
         return None
     root = settings["root"].rstrip("/") or "/"
     venvs, build_dir = root + "/venvs", root + "/build"
     here = builds_here(settings.get("host"), settings.get("build_host"))
-    builds_wheel = plan.get("method") == "source" and here and not plan.get("built_wheel")
+    source = plan.get("method") == "source"
+    builds_wheel = source and here and not plan.get("built_wheel")
     ref = settings.get("source_ref") or "v%s" % plan.get("torch", "")
     return {
-        "stack": plan["stack"], "stack_dir": "%s/%s" % (venvs, plan["stack"]),
+        "plan": plan, "stack": plan["stack"], "stack_dir": "%s/%s" % (venvs, plan["stack"]),
         "python": "%s/%s/bin/python" % (venvs, plan["stack"]),
         "install_log": "%s/.%s.pip.log" % (venvs, plan["stack"]),
         "record": converged.stack_record(plan, settings["python"]),
         "builds_here": here, "builds_wheel": builds_wheel,
+        "fetches_wheel": (source and here and bool(settings.get("build_host"))
+                          and (bool(plan.get("built_wheel")) or not check_mode)),
         "packages": os_packages(settings.get("os_family"), builds_wheel, settings.get("build_tools", True)),
         "already_current": False, "nothing_to_prune": False,
         "source": {"ref": ref, "tree": settings.get("source_dir") or "%s/src/pytorch-%s" % (build_dir, ref),
@@ -79,8 +84,9 @@ def adopted_steps(adopted, keep, root):
     stack = adopted.get("stack") or ""
     current = (adopted.get("links") or {}).get("current") or ""
     stacks = adopted.get("stacks")
-    return {"stack": stack, "stack_dir": "%s/venvs/%s" % (root.rstrip("/"), stack), "python": adopted.get("python") or "",
-            "packages": [], "builds_here": False, "builds_wheel": False, "source": None, "record": None,
+    return {"plan": None, "stack": stack, "stack_dir": "%s/venvs/%s" % (root.rstrip("/"), stack),
+            "python": adopted.get("python") or "", "packages": [], "builds_here": False, "builds_wheel": False,
+            "fetches_wheel": False, "source": None, "record": None,
             "install_log": "", "already_current": bool(stack) and current == "venvs/" + stack,
             "nothing_to_prune": stacks is not None and len(stacks) < int(keep)}
 
@@ -94,14 +100,15 @@ def role_state(own, build_host_result, settings):
                                                   settings.get("build_host"))
     plan = None if adopting else planned.get("plan")
     fallback = None if adopting else own.get("fallback")
-    refused = bool(own.get("refusals"))
+    refused, check_mode = bool(own.get("refusals")), bool(own.get("check_mode"))
     return {
         "adopting": adopting, "plan": plan, "fallback": fallback, "stack": own.get("stack") or "",
-        "steps": stack_steps(plan, settings),
-        "fallback_steps": stack_steps(fallback, settings) if fallback and not fallback.get("error") else None,
+        "steps": stack_steps(plan, settings, check_mode),
+        "fallback_steps": (stack_steps(fallback, settings, check_mode)
+                           if fallback and not fallback.get("error") else None),
         "converged": bool(own.get("converged")) and (adopting or planned.get("plan") == own.get("plan")),
         "report": "" if refused else "%s; %s" % (planned.get("summary", ""), own.get("standing", "")),
-        "check_mode": bool(own.get("check_mode")),
+        "check_mode": check_mode,
     }
 
 
@@ -172,14 +179,21 @@ def profile_text(current, module_loading, alloc_conf, allow_tf32=False, managed=
     return "\n".join(lines) + "\n"
 
 
+def current_link(state: dict[str, Any]) -> str:
+    """The `current` link under the root the decision (decide) was made for; "" without one."""
+    return "%s/current" % state["root"] if state.get("root") else ""
+
+
 def published(state, plan, steps, check, current, build=None):
     """The role's one published fact (blackwell_pytorch): the stack `current` points to (this run's `steps`, or on
     a host already as asked the one that stands), its interpreter, torch release, channel and method (of `plan`,
-    the plan this run installed), whether the host was already as asked, the gate's check in short ({reused,
-    build}; null when no check ran) and, for a source plan, its wheel and whether this run built it, with the
-    build's progress lines (`build`: the build step's result, null when it did not run), and the plan's warnings
-    (a newer torch passed over for a companion the index lacks, a companion left out, ...)."""
-    plan = plan or {}
+    the plan this run installed: when none is given, the one `steps` carry), whether the host was already as
+    asked, the gate's check in short ({reused, build}; null when no check ran) and, for a source plan, its wheel
+    and whether this run built it, with the build's progress lines (`build`: the build step's result, null or
+    empty when it did not run), and the plan's warnings (a newer torch passed over for a companion the index
+    lacks, a companion left out, ...). `current` "": the link under the decision's root (current_link)."""
+    plan = plan or (steps or {}).get("plan") or {}
+    current = current or current_link(state)
     torch_build = dict((check or {}).get("build") or {})
     stack = state.get("stack") if state.get("converged") else (steps or {}).get("stack")
     source = None
@@ -216,15 +230,23 @@ def settled_facts(state, own, current):
 
 def decide(own: dict[str, Any], build_host_result: Optional[dict[str, Any]],
            settings: dict[str, Any]) -> dict[str, Any]:
-    """The role's decision step in one answer: role_state's (plan, steps, converged, report, ...) with the gate's
-    policy (check_policy over settings gpus, min_verdict, require), the GPUs planned for (gpus: the source build's
-    arch list), the interpreter's version (python_version, for the wheelhouse entry point) and what a host already
-    as asked publishes (settled_facts): published (blackwell_pytorch), check and cuda_check (blackwell_cuda_check),
-    each None where nothing is published."""
+    """The role's decision step in one answer: role_state's (plan, steps, converged, report, ...) with the root and
+    adopt_path it was made for, the gate's policy (check_policy over settings gpus, min_verdict, require), the GPUs
+    planned for (gpus: the source build's arch list), the interpreter's version (python_version, for the
+    wheelhouse entry point) and what a host already as asked publishes (settled_facts): published
+    (blackwell_pytorch), check and cuda_check (blackwell_cuda_check), each None where nothing is published."""
     state = role_state(own, build_host_result, settings)
-    settled = settled_facts(state, own, "%s/current" % settings["root"]) or {}
+    state.update(root=settings["root"], adopt_path=settings.get("adopt_path") or "")
+    settled = settled_facts(state, own, current_link(state)) or {}
     state.update(policy=check_policy(settings.get("gpus") or [], settings.get("min_verdict") or "",
                                      settings.get("require") or ()),
                  gpus=list(settings.get("gpus") or []), python_version=(own or {}).get("python_version") or "",
                  published=settled.get("published"), check=settled.get("check"), cuda_check=settled.get("cuda_check"))
     return state
+
+
+def gate_failure(check: dict[str, Any], state: dict[str, Any], steps: dict[str, Any]) -> str:
+    """What the gate fails with after torch_cuda_check failed on the stack of `steps` (role_messages.gate_failure):
+    its plan and directory, the decision's (`state`, decide's) fallback and the `current` link under its root."""
+    return role_messages.gate_failure(check, steps.get("plan") or {}, state.get("fallback"),
+                                      steps.get("stack_dir") or "", current_link(state))

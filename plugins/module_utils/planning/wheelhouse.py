@@ -5,7 +5,8 @@
 point, pytorch_stack state wheelhouse), kept on the controller under <fetch dir>/<stack>/ with a hashes file written
 last, and installed from offline by every host of a rollout (`wheelhouse_use`).
 
-Pure functions but others, wheels and hash_lines (they read the wheelhouses). Python 3.9, no Ansible import.
+Pure functions but others, wheels and hash_lines (they read the wheelhouses) and use (whether the controller holds the
+copy yet). Python 3.9, no Ansible import.
 """
 from __future__ import annotations
 
@@ -34,6 +35,30 @@ def refusal(plan: Optional[Mapping[str, Any]], adopt_path: str, wheelhouse: str)
     return ("A fleet wheelhouse holds the wheels of a planned wheel install from an index; this request (%s) has "
             "none to fetch: run it without the cache (a source build is shared through pytorch_build_host; a "
             "wheelhouse is already local)." % what)
+
+
+def fetch(state: Mapping[str, Any], fetch_dir: str, wheelhouse: str) -> dict[str, Any]:
+    """The entry point's names for the decision `state` (role_steps.decide: plan, root, adopt_path) and
+    pytorch_wheelhouse (a local wheelhouse): {refusal ("" when a fleet wheelhouse serves the request), cache
+    (pytorch_wheelhouse_cache; None with a refusal), hashes_path (the controller's hashes file, written last: the
+    copy is complete when it is there; "" with a refusal), pins (the plan's) and check_mode (the decision's), for
+    the report}."""
+    plan = state.get("plan") or {}
+    why = refusal(plan, state.get("adopt_path") or "", wheelhouse)
+    named = None if why else cache(plan.get("stack") or "", state.get("root") or "", fetch_dir)
+    return {"refusal": why, "cache": named, "pins": list(plan.get("pins") or ()),
+            "hashes_path": "%s/%s" % (named["controller_dir"], named["hashes"]) if named else "",
+            "check_mode": bool(state.get("check_mode"))}
+
+
+def fetched(names: Mapping[str, Any], download: Mapping[str, Any]) -> str:
+    """report() of the entry point: `names` (fetch()'s answer: the cache, the plan's pins, check mode), `download`
+    (the result of pytorch_stack state wheelhouse: skipped when the controller's copy was complete, else its
+    files)."""
+    if not names.get("cache"):
+        raise ValueError("no fleet wheelhouse to report: %s" % (names.get("refusal") or "no cache named"))
+    return report(names["cache"], bool(download.get("skipped")), bool(names.get("check_mode")),
+                  list(names.get("pins") or ()), list(download.get("files") or ()))
 
 
 def report(cached_info: Mapping[str, Any], cached: bool, check_mode: bool, pins: list[str], files: list[str]) -> str:
@@ -84,11 +109,11 @@ def hash_lines(top: str) -> str:
     return "".join(lines) or "\n"
 
 
-def use(source: Any, root: str, pending: bool) -> dict[str, Any]:
-    """wheelhouse_use's steps for `source` (pytorch_wheelhouse_from, the cache host's pytorch_wheelhouse_cache):
-    {refusal ("" when it names a wheelhouse), pending (check mode and not on the controller yet), dir (this host's
-    copy: pytorch_wheelhouse), hashes_file (pytorch_hashes_file), preview (blackwell_pytorch of a check run that
-    cannot copy it yet)}."""
+def use(source: Any, root: str, check_mode: bool) -> dict[str, Any]:
+    """wheelhouse_use's steps for `source` (pytorch_wheelhouse_from, the cache host's pytorch_wheelhouse_cache), on
+    the controller: {refusal ("" when it names a wheelhouse), pending (check mode and its controller_dir not there
+    yet), dir (this host's copy: pytorch_wheelhouse), hashes_file (pytorch_hashes_file), preview (blackwell_pytorch
+    of a check run that cannot copy it yet)}."""
     named = isinstance(source, Mapping) and bool(source.get("stack")) and bool(source.get("controller_dir"))
     if not named:
         return {"refusal": "pytorch_wheelhouse_from names no fleet wheelhouse (%s): run the pytorch role's "
@@ -99,7 +124,8 @@ def use(source: Any, root: str, pending: bool) -> dict[str, Any]:
     text = ("check mode: the fleet's wheelhouse %s is not on the controller yet (the cache host downloads it in a run "
             "without --check); a real run copies it here and installs %s from it, every wheel checked against its "
             "sha256" % (source["controller_dir"], stack))
-    return {"refusal": "", "pending": bool(pending), "dir": where,
+    pending = bool(check_mode) and not os.path.isdir(str(source["controller_dir"]))
+    return {"refusal": "", "pending": pending, "dir": where,
             "hashes_file": "%s/%s" % (where, source.get("hashes", HASHES)),
             "preview": {"stack": stack, "python": "%s/current/bin/python" % root, "torch": "", "channel": "",
                         "method": "wheel", "converged": False, "check": None, "source": None, "warnings": [],

@@ -5,24 +5,52 @@
 argument spec and of the preflight probe's `driver` question; its answer (driver/state_call.py reads the host and
 driver/state.py decides) and the facts the role publishes on a host the answer finds as asked.
 
-Every stage file exports the same names (stages/registry.py lists them): NAME, ROLE, ROLE_SETTINGS (the role's
-vars/main.yml entry that gives the role's variables as the stage's options), OPTIONS, PROBE_READS (options the
-probe reads itself), PROBE_FILLS (options it fills from its reading when left out), FACTS, secrets(), waits(),
-ask(), refusal_entries(). No Ansible import.
+Every stage file exports the same names (stages/registry.py lists them): NAME, ROLE, ROLE_VARIABLES (the role
+variable each option is read from: the stage_question lookup asks the question as the role would, for the role's own
+call and for the probe), OPTIONS, PROBE_READS (options the probe reads itself), PROBE_FILLS (options it fills from its
+reading when left out), FACTS, secrets(), waits(), ask(), refusal_entries(). No Ansible import.
 """
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import sentence
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import os_layout, state_call
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import state_call
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.headers_check import headers_refusal
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import refusals as driver_refusals
 from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading import Answer, Reading
 
 NAME = "driver"
 ROLE = "nvidia_driver"
-ROLE_SETTINGS = "_nvidia_driver_state_args"
+ROLE_VARIABLES = dict(
+    branch="nvidia_driver_branch",
+    flavor="nvidia_driver_flavor",
+    manage="nvidia_driver_manage",
+    upgrade="nvidia_driver_upgrade",
+    hold="nvidia_driver_hold",
+    uu_exclude="nvidia_driver_unattended_upgrades_exclude",
+    uu_path="_nvidia_driver_uu_path",
+    kernel_headers="nvidia_driver_kernel_headers",
+    headers_track_kernel="nvidia_driver_headers_track_kernel",
+    blacklist_nouveau="nvidia_driver_blacklist_nouveau",
+    mok_key="nvidia_driver_mok_key",
+    mok_cert="nvidia_driver_mok_cert",
+    persistenced="nvidia_driver_persistenced",
+    reboot_ok="nvidia_driver_reboot_ok",
+    repo=dict(
+        configure="nvidia_driver_repo_configure",
+        base_url="nvidia_driver_repo_base_url",
+        url="nvidia_driver_repo_url",  # these five empty: the OS's layout (driver/os_layout.repo_options)
+        key_url="nvidia_driver_repo_key_url",
+        keyring="nvidia_driver_repo_keyring",
+        source_path="_nvidia_driver_source_path",
+        proxy_path="_nvidia_driver_proxy_path",
+        key_content="nvidia_driver_repo_key_content",
+        fingerprints="nvidia_driver_repo_key_fingerprints",
+        proxy="nvidia_driver_repo_proxy",
+        name="nvidia_driver_repo_name",
+    ),
+)
 PROBE_READS = ("host", "gpus", "loaded", "preflight")
 PROBE_FILLS = ()
 FACTS = ("nvidia_driver_status", "nvidia_driver_reboot_required")
@@ -51,13 +79,6 @@ OPTIONS = dict(
     reboot_ok=dict(type="bool", default=False),
 )
 
-# The repository's layout on the host (os_layout.repo_layout) is known only once the probe has read the OS, after
-# site.yml templated the stage's options: it renders them with these tokens for the layout's values (the
-# nvidia_driver role's _nvidia_driver_repo), and the stage puts in the values of the OS the probe read. A value set
-# by hand has none.
-LAYOUT_KEYS = ("distro", "arch", "key_file", "keyring", "source_path", "proxy_path")
-LAYOUT_TOKEN = "@@%s@@"
-
 
 def secrets(options: dict[str, Any]) -> list[str]:
     """The values every output masks: the password of the repository's proxy URL."""
@@ -70,26 +91,12 @@ def waits(_options: dict[str, Any], _earlier: dict[str, Optional[dict]], _readin
     return ""
 
 
-def with_layout(repo: dict[str, Any], preflight: dict[str, Any], machine: str) -> dict[str, Any]:
-    """The repository options with each layout token replaced by the value of the OS the probe read (repo's `name`,
-    the nvidia_driver_repo_name, names the keyring and the source file)."""
-    layout = os_layout.repo_layout(os_layout.os_of(preflight, {}), machine, str(repo.get("name") or "nvidia-cuda"))
-    filled = {}
-    for key, value in repo.items():
-        if isinstance(value, str):
-            for name in LAYOUT_KEYS:
-                value = value.replace(LAYOUT_TOKEN % name, str(layout[name]))
-        filled[key] = value
-    return filled
-
-
 def ask(options: dict[str, Any], reading: Reading, _earlier: dict[str, Optional[dict]]) -> Answer:
     """(answer, facts): nvidia_driver_state's result for the validated options, with the probe's host, GPUs, loaded
-    driver and published preflight (and the repository layout of its OS: with_layout), a question that cannot be
+    driver and published preflight (the repository options left empty: its OS's layout), a question that cannot be
     asked a refusal (ok false); facts: what the role publishes on a host the answer finds as asked ({} otherwise)."""
-    repo = with_layout(options.get("repo") or {}, reading.preflight, reading.machine)
-    want = state_call.want_of(dict(options, repo=repo, host=reading.host, gpus=reading.gpus, loaded=reading.loaded,
-                                   preflight=reading.preflight))
+    want = state_call.want_of(dict(options, host=reading.host, gpus=reading.gpus, loaded=reading.loaded,
+                                   preflight=reading.preflight), reading.machine)
     try:
         answer = state_call.answer(want, reading.run)
     except state_call.StateCallError as exc:

@@ -16,7 +16,55 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading i
 
 NAME = "pytorch"
 ROLE = "pytorch"
-ROLE_SETTINGS = "_pytorch_plan_args"
+ROLE_VARIABLES = dict(
+    python="pytorch_python",
+    version="pytorch_version",
+    channel="pytorch_cuda_channel",
+    torchvision="pytorch_torchvision_version",
+    torchaudio="pytorch_torchaudio_version",
+    companions="pytorch_companions",
+    gpus="pytorch_gpus",
+    driver_cuda="pytorch_driver_cuda_version",
+    method="pytorch_install_method",
+    local_label="pytorch_pin_local_label",
+    cuda_home="pytorch_cuda_home",
+    wheelhouse="pytorch_wheelhouse",
+    constraints_file="pytorch_constraints_file",
+    hashes_file="pytorch_hashes_file",
+    index="pytorch_index_url",
+    channel_base="pytorch_channel_base_url",
+    extra_indexes="pytorch_extra_index_urls",
+    proxy="pytorch_proxy",
+    ca_path="pytorch_index_ca_path",
+    client_cert="pytorch_index_client_cert",
+    trusted_hosts="pytorch_trusted_hosts",
+    pip_extra_args="pytorch_pip_extra_args",
+    offline_fallback="pytorch_index_offline_fallback",
+    built_wheelhouse="_pytorch_build_wheelhouse",
+    build_host="pytorch_build_host",
+    play_hosts="ansible_play_hosts",
+    installer="pytorch_installer",
+    uv="pytorch_uv",
+    root="pytorch_root",
+    keep="pytorch_keep_stacks",
+    adopt_path="pytorch_adopt_path",
+    profile_path="pytorch_profile_path",
+    cuda_module_loading="pytorch_cuda_module_loading",  # the profile's settings (planning/role_steps.profile_text)
+    cuda_alloc_conf="pytorch_cuda_alloc_conf",
+    allow_tf32="pytorch_allow_tf32",
+    uv_pending="blackwell_tools_uv_pending",  # the tools role's, in a play that runs it
+    check_results="_pytorch_check_results",
+    check_code="_pytorch_check_code.digest",
+    check_collection_version="_pytorch_check_code.collection_version",
+    check_force="verify_force",  # the verify role's: the CUDA check's stored result is verify's
+    check_cuda_home="verify_cuda_home",
+    check_output_dirs=dict(verify_results_dir="verify_results_dir",
+                           verify_prometheus_textfile_dir="verify_prometheus_textfile_dir"),
+    paths=dict(pytorch_uv_cache_dir="pytorch_uv_cache_dir", pytorch_pip_cache_dir="pytorch_pip_cache_dir",
+               pytorch_source_dir="pytorch_source_dir", pytorch_wheelhouse_pip_python="pytorch_wheelhouse_pip_python",
+               pytorch_build_fetch_dir="pytorch_build_fetch_dir",
+               pytorch_wheelhouse_fetch_dir="pytorch_wheelhouse_fetch_dir"),
+)
 PROBE_READS = ("host", "user")
 # left out or null in the probe's question: the probe's GPUs and its loaded driver's CUDA version
 PROBE_FILLS = ("gpus", "driver_cuda")
@@ -62,7 +110,9 @@ OPTIONS = dict(
     user=dict(type="dict", default={}),
     adopt_path=dict(type="path", default=""),
     profile_path=dict(type="path", default=""),
-    profile_content=dict(type="str", default=""),
+    cuda_module_loading=dict(type="str", default="LAZY"),
+    cuda_alloc_conf=dict(type="str", default=""),
+    allow_tf32=dict(type="bool", default=False),
     check_results=dict(type="path", default=""),
     check_code=dict(type="str", default=""),
     check_cuda_home=dict(type="path", default="/usr/local/cuda"),

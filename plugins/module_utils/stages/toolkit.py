@@ -17,8 +17,19 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading i
 
 NAME = "toolkit"
 ROLE = "cuda_toolkit"
-ROLE_SETTINGS = "_cuda_toolkit_state_args"
-# the probe's own reading; `driver` is cuda_toolkit_driver_version, given by site.yml beside the role's settings
+# `driver`: the user's word (the probe applies the role's rule to it, toolkit_call.driver_inputs; the role's own calls
+# give the driver that rule found, or none: the loaded one)
+ROLE_VARIABLES = dict(
+    versions="cuda_toolkit_versions",
+    default_version="cuda_toolkit_default_version",
+    driver="cuda_toolkit_driver_version",
+    manage="cuda_toolkit_manage",
+    minor_version_compat="cuda_toolkit_minor_version_compat",
+    profile="cuda_toolkit_profile",
+    profile_ld_library_path="cuda_toolkit_profile_ld_library_path",
+    paths=dict(cuda_toolkit_install_log="cuda_toolkit_install_log"),
+)
+# the probe's own reading
 PROBE_READS = ("host", "gpus", "user", "os_family", "driver_cuda")
 PROBE_FILLS = ()
 FACTS = ("cuda_toolkit_status",)

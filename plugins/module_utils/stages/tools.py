@@ -16,6 +16,11 @@ def _rc(result: Optional[dict[str, Any]]) -> int:
     return 2 if rc is None else int(rc)
 
 
+def requirements(pip_packages: list[str], uv: bool, uv_package: str) -> list[str]:
+    """The requirements the venv must hold: the pins (blackwell_tools_pip_packages), and uv's when uv is asked for."""
+    return list(pip_packages) + ([uv_package] if uv else [])
+
+
 def decide(venv: str, packages: list[str], use_existing: bool = True, uv: bool = False,
            preflight: Optional[dict[str, Any]] = None, python: Optional[dict[str, Any]] = None, base_python: str = "",
            wheelhouse: str = "", check_mode: bool = False,
@@ -29,9 +34,10 @@ def decide(venv: str, packages: list[str], use_existing: bool = True, uv: bool =
 
     Returns {"current_has_pynvml", "venv_wanted", "preflight" (the probe's `tools` request, None when no venv is
     wanted), "probe_ready" (the probe read this venv holding these pins), "work" (the role's one task runs),
-    "venv_there", "missing", "venv_ready", "python" (the venv's interpreter for NVML, '' for the current one: the
-    role's blackwell_tools_python then names it without this function, so that a task whose interpreter is
-    blackwell_tools_python never asks for itself), "uv_pending" (the uv a check run that
+    "venv_there", "missing", "venv_ready", "python" (the venv's interpreter for NVML, '' for the current one),
+    "interpreter" (NVML's: the venv's, else the current one of `python`, '' when not gathered: the role's
+    blackwell_tools_python then names ansible_python_interpreter without this function, so that a task whose
+    interpreter is blackwell_tools_python never asks for itself), "uv_pending" (the uv a check run that
     builds the venv would install, '' otherwise)}.
     """
     preflight = preflight or {}
@@ -45,6 +51,7 @@ def decide(venv: str, packages: list[str], use_existing: bool = True, uv: bool =
     check_rc, built_rc = _rc(check), _rc(built)
     stdout = str((check or {}).get("stdout") or "")
     venv_ready = probe_ready or check_rc == 0 or built_rc == 0
+    nvml_python = "" if current_has_pynvml or not venv_ready else venv + "/bin/python"
     return {
         "current_has_pynvml": current_has_pynvml,
         "venv_wanted": venv_wanted,
@@ -55,6 +62,27 @@ def decide(venv: str, packages: list[str], use_existing: bool = True, uv: bool =
         "venv_there": check_rc in (0, 1),
         "missing": stdout.split() if check_rc == 1 and stdout else list(packages),
         "venv_ready": venv_ready,
-        "python": "" if current_has_pynvml or not venv_ready else venv + "/bin/python",
+        "python": nvml_python,
+        "interpreter": nvml_python or current,
         "uv_pending": venv + "/bin/uv" if check_mode and uv and not venv_ready else "",
     }
+
+
+OPTIONS = ("venv", "pip_packages", "uv", "uv_package", "use_existing", "base_python", "wheelhouse",
+           "preflight", "python", "check_mode", "check", "built")
+
+
+def state(options: dict[str, Any]) -> dict[str, Any]:
+    """decide() of one dict (the tools_state filter's input): the role's options without their blackwell_tools_
+    prefix (venv, pip_packages, uv, uv_package, use_existing, base_python, wheelhouse) and what the host says of them
+    (preflight, python, check_mode, check, built: decide()'s). The answer adds "packages" (requirements()).
+    Another key is refused (ValueError)."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError("unknown option(s) %s; known: %s" % (", ".join(unknown), ", ".join(OPTIONS)))
+    wanted = requirements(options.get("pip_packages") or [], bool(options.get("uv")), options.get("uv_package") or "")
+    found = decide(options.get("venv") or "", wanted, options.get("use_existing", True), bool(options.get("uv")),
+                   options.get("preflight"), options.get("python"), options.get("base_python") or "",
+                   options.get("wheelhouse") or "", bool(options.get("check_mode")), options.get("check"),
+                   options.get("built"))
+    return dict(found, packages=wanted)

@@ -29,14 +29,13 @@ def test_the_processes_text_is_the_module_s():
 
 @pytest.mark.parametrize("task_file, template, values", [
     (("roles", "verify", "tasks", "verdict.yml"),
-     "{{ inventory_hostname }}: {{ blackwell_verify.message if blackwell_verify.preview | default(false) else "
-     "__verify_deferred_text if blackwell_verify.deferred | default(false) else __verify_passed_text }}|"
+     "{{ inventory_hostname }}: {{ blackwell_verify.message if __verify_previewed else __verify_verdict_text }}|"
+     "{{ __verify_deferred_text if __verify_deferred else __verify_passed_text }}|"
      "verification deferred ({{ _verify_results }}): {{ blackwell_verify.message }}; the GPUs "
      "were not measured, the next run verifies",
-     {"{{ inventory_hostname }}: {{ blackwell_verify.message if blackwell_verify.preview | default(false) else "
-      "__verify_deferred_text if blackwell_verify.deferred | default(false) else __verify_passed_text }}|":
-      "ws-h200-01: ", "{{ _verify_results }}": "/var/lib/blackwell-pytorch/verify.json",
-      "{{ blackwell_verify.message }}": TEXT}),
+     {"{{ inventory_hostname }}: {{ blackwell_verify.message if __verify_previewed else __verify_verdict_text }}|":
+      "ws-h200-01: ", "{{ __verify_deferred_text if __verify_deferred else __verify_passed_text }}|": "",
+      "{{ _verify_results }}": "/var/lib/blackwell-pytorch/verify.json", "{{ blackwell_verify.message }}": TEXT}),
     (("roles", "nvidia_driver", "tasks", "verify.yml"),
      "{{ inventory_hostname }} needs a reboot to load the driver ({{ __nvidia_driver_reboot_reason }}), but other "
      "users' processes compute on its GPUs and would be killed: {{ __nvidia_driver_gpu_processes.text }}. The role "

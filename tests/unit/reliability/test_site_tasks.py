@@ -10,7 +10,7 @@ torch venv adopted, verify on the CPU; the tools role left out by its tag: it wo
 index): the second is converged and its task list per host is pinned here; the third, in check mode, runs
 the same list. Before them, a check run (`--check --diff`) on the fresh root previews the stages and makes
 nothing. The first installs the stack: the stages' include runs, and inside it the driver and toolkit
-stages, which are off, are each their `site` entry point's one task, skipped. No driver is loaded here, so the
+stages, which are off, are each their role's include, one task, skipped. No driver is loaded here, so the
 probe's GPU facts are final and the facts stage has no work either. The static list (`--list-tasks`) shows the
 include and no stage role's task.
 """
@@ -49,6 +49,8 @@ CONVERGED = [
      "stages' answers, when asked)", False),
     ("blackwell.pytorch.preflight : Refuse what cannot work here (OS, GPU, root for the stages, a driver build "
      "without headers, disk), or report the host", False),
+    # the play publishes what the probe found for the stages (blackwell_pytorch, blackwell_cuda_check)
+    ("Publish the facts of the stages the preflight probe found as asked", False),
     # the probe found every stage as asked (the PyTorch stage's question settled; driver and toolkit off; the tools
     # left out; no driver loaded, so its GPU facts are final): one skipped task for the stages
     (STAGES, True),
@@ -118,7 +120,7 @@ def test_a_check_run_on_a_fresh_host_previews_every_stage_and_makes_nothing(site
 def test_a_converged_host_pays_one_skipped_task_for_its_stages(site_runs):
     ran = _ran(site_runs[1], "ws")
     assert ran == CONVERGED, ran
-    assert len(ran) == 15
+    assert len(ran) == 16
 
 
 def test_the_first_run_enters_the_stages_where_a_roles_tag_selects_its_tasks(site_runs):

@@ -166,9 +166,9 @@ def test_site_summary_says_deferred_and_busy(tmp_path):
     driver = {"loaded": True, "version": "580.159.04", "branch": "580", "kernel_module_flavor": "open",
               "cuda_driver_version": "13.0", "source": "nvml", "nvml_error": None}
     task = {"name": "Summary", "ansible.builtin.debug": summary["ansible.builtin.debug"],
-            "vars": {"ansible_facts": {"nvidia_gpus": [gpu], "nvidia_driver": driver},
-                     "blackwell_verify": {"passed": False, "deferred": True, "status": "busy", "message": text,
-                                          "results": "/var/lib/blackwell-pytorch/verify.json", "summary": [text]}}}
+            "vars": dict(summary.get("vars") or {}, ansible_facts={"nvidia_gpus": [gpu], "nvidia_driver": driver},
+                         blackwell_verify={"passed": False, "deferred": True, "status": "busy", "message": text,
+                                           "results": "/var/lib/blackwell-pytorch/verify.json", "summary": [text]})}
     rc, stdout, stderr = run(tmp_path, [task], {"ws-h200-01": {}}, check=False)
     assert rc == 0, stderr
     lines = task_result(stdout, "ws-h200-01", "Summary")["msg"]  # the site_summary filter's list of lines

@@ -46,15 +46,18 @@ def test_no_task_gives_its_whole_args_as_a_template():
     assert found == []
 
 
-def test_the_four_settings_calls_take_the_settings_as_module_defaults():
-    calls = {("pytorch", "plan.yml"): "blackwell.pytorch.pytorch_plan",
-             ("nvidia_driver", "main.yml"): "blackwell.pytorch.nvidia_driver_state",
-             ("cuda_toolkit", "main.yml"): "blackwell.pytorch.cuda_toolkit_state",
-             ("cuda_toolkit", "converge.yml"): "blackwell.pytorch.cuda_toolkit_state"}
-    for (role, name), module in calls.items():
+def test_the_four_stage_calls_take_the_stages_question_as_module_defaults():
+    """Each role's own state call asks the question the preflight probe asks: the stage_question lookup's."""
+    calls = {("pytorch", "plan.yml"): ("blackwell.pytorch.pytorch_plan", "{{ _pytorch_plan_args }}"),
+             ("nvidia_driver", "main.yml"): ("blackwell.pytorch.nvidia_driver_state", "driver"),
+             ("cuda_toolkit", "main.yml"): ("blackwell.pytorch.cuda_toolkit_state", "toolkit"),
+             ("cuda_toolkit", "converge.yml"): ("blackwell.pytorch.cuda_toolkit_state", "toolkit")}
+    for (role, name), (module, stage) in calls.items():
         with open(os.path.join(ROOT, "roles", role, "tasks", name)) as handle:
             tasks = [task for task in _tasks(yaml.safe_load(handle)) if module in task]
         assert tasks, (role, name)
+        question = stage if stage.startswith("{{") else "{{ lookup('blackwell.pytorch.stage_question', '%s') }}" % stage
         for task in tasks:
-            assert task["module_defaults"] == {module: "{{ _%s_%s_args }}" % (
-                role, "plan" if role == "pytorch" else "state")}, (role, name, task.get("module_defaults"))
+            assert task["module_defaults"] == {module: question}, (role, name, task.get("module_defaults"))
+    with open(os.path.join(ROOT, "roles", "pytorch", "vars", "main.yml")) as handle:
+        assert yaml.safe_load(handle)["_pytorch_plan_args"] == "{{ lookup('blackwell.pytorch.stage_question', 'pytorch') }}"

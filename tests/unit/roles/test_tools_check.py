@@ -95,11 +95,11 @@ def test_the_role_runs_this_file_with_the_venvs_interpreter():
         tasks = yaml.safe_load(handle)
     # after the refusal of relative paths (the role alone), the check
     assert "ansible.builtin.assert" in tasks[0] and tasks[0]["name"].startswith("Refuse a relative venv")
-    assert tasks[1]["ansible.builtin.command"]["argv"] == "{{ [blackwell_tools_venv ~ '/bin/python', '-c', _tools_check_program] + _tools_packages }}"
+    assert tasks[1]["ansible.builtin.command"]["argv"] == "{{ [blackwell_tools_venv ~ '/bin/python', '-c', _tools_check_program] + _tools_stage.packages }}"
     # the role's one task includes the check unless the preflight probe found the venv holding the pins
     with open(os.path.join(ROOT, "roles", "tools", "tasks", "main.yml")) as handle:
         entry = yaml.safe_load(handle)
     assert [task["ansible.builtin.include_tasks"]["file"] for task in entry] == ["check.yml"]
     assert entry[0]["when"] == "_tools_work | bool"
     assert role_vars["_tools_work"] == "{{ _tools_stage.work }}"  # stages/tools.py decide(), through the tools_state filter
-    assert "blackwell.pytorch.tools_state(" in role_vars["_tools_stage"]
+    assert role_vars["_tools_stage"] == "{{ _tools_in | blackwell.pytorch.tools_state }}"

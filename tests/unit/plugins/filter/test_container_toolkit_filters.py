@@ -71,3 +71,66 @@ def test_probe_and_gpu_match_shells_pass_their_text():
     line = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)"
     assert_each_argument_matters(F["container_toolkit_gpu_match"], {"host_text": line, "container_text": line},
                                  {"host_text": "", "container_text": ""})
+
+
+NVRM = "nvrm\tNVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (b@h)  Tue Sep 23 2025"
+PROBE = "\n".join(["root\t41ed", NVRM, "gpu\t0000:01:00.0", "runtime\tdockerd\t/usr/bin/dockerd"]
+                  + ["package\t%s\t1.17.8-1\tii " % name for name in ("nvidia-container-toolkit", "libnvidia-container1")])
+SETTINGS = {"os": {"family": "Debian", "distribution": "Ubuntu", "version": "24.04"}, "supported_os": ["Ubuntu 24.04"],
+            "require_driver": "true", "driver_status": {"version": "580.105.08", "reboot_required": "yes"},
+            "runtimes": [], "packages": ["nvidia-container-toolkit", "libnvidia-container1"], "version": "1.17.8-1",
+            "repo_url": "https://m.lab/ctk/", "key_url": "https://m.lab/gpgkey", "key_content": "",
+            "fingerprints": [FPR], "proxy": "", "spec": "/etc/cdi/nvidia.yaml", "cdi_args": [],
+            "driver_root": "/proc/driver/nvidia", "check_mode": False}
+
+
+def test_plan_shell_passes_every_setting():
+    reference = F["container_toolkit_plan"](PROBE, SETTINGS)
+    assert reference["ok"] and reference["in_place"] and reference["cdi"]["action"] == "defer"
+    changes = {"os": {"family": "Debian", "distribution": "Debian", "version": "12"}, "supported_os": ["Debian 12"],
+               "require_driver": "no", "driver_status": None, "runtimes": "podman", "packages": ["libnvidia-container1"],
+               "version": "1.18.0-1", "repo_url": "ftp://m.lab/", "key_url": "no url", "key_content": "k",
+               "fingerprints": FPR, "proxy": "p:1", "spec": "/etc/cdi/other.yaml", "cdi_args": ["--x"],
+               "driver_root": "srv/driver", "check_mode": "yes"}
+    assert sorted(changes) == sorted(SETTINGS)
+    # where a setting matters: no driver loaded nor installed in the play, the toolkit not installed, a bad key URL
+    where = {"require_driver": {"driver_status": None}, "check_mode": {"packages": ["nvidia-container-toolkit-base"]},
+             "key_content": {"key_url": "no url"}}
+    for key, value in changes.items():
+        probe = PROBE.replace(NVRM, "") if key == "require_driver" else PROBE
+        before = F["container_toolkit_plan"](probe, dict(SETTINGS, **where.get(key, {})))
+        assert F["container_toolkit_plan"](probe, dict(SETTINGS, **where.get(key, {}), **{key: value})) != before, key
+    assert F["container_toolkit_plan"]("", SETTINGS) != reference
+
+
+def test_plan_shell_reads_runtimes_separated_by_commas_and_refuses_bad_settings():
+    plan = F["container_toolkit_plan"](PROBE, dict(SETTINGS, runtimes="docker, podman"))
+    assert plan["problems"] == ["container_toolkit_runtimes asks for podman, not installed on this host (found: docker):"
+                                " install it first or take it out of container_toolkit_runtimes"]
+    for key, value, message in (("os", "Ubuntu", "os must be a mapping"), ("packages", "x", "packages must be a list"),
+                                ("check_mode", "maybe", "check_mode must be true or false"),
+                                ("driver_status", [], "driver_status must be a mapping")):
+        with pytest.raises(AnsibleFilterError, match="container_toolkit_plan: %s" % message):
+            F["container_toolkit_plan"](PROBE, dict(SETTINGS, **{key: value}))
+    with pytest.raises(AnsibleFilterError, match="container_toolkit_plan: settings must be a mapping"):
+        F["container_toolkit_plan"](PROBE, ["x"])
+
+
+def test_repo_key_shell_passes_every_source_and_the_fingerprints():
+    sources = {"content": "", "url": "https://m.lab/gpgkey", "fetched": {"skipped": True}, "on_host": {}}
+    reference = F["container_toolkit_repo_key"](sources, [FPR])
+    assert not reference["ok"] and "the repository key from https://m.lab/gpgkey is not trusted" in reference["msg"]
+    for key, value in (("content", "inline"), ("url", "https://other/gpgkey"), ("fetched", {"status": 404}),
+                       ("on_host", {"content": "aG9zdA=="})):
+        assert F["container_toolkit_repo_key"](dict(sources, **{key: value}), [FPR]) != reference, key
+    fetched = dict(sources, fetched={"status": 200, "content": "x"})
+    assert F["container_toolkit_repo_key"](fetched, [FPR]) != F["container_toolkit_repo_key"](fetched, [])
+    with pytest.raises(AnsibleFilterError, match="container_toolkit_repo_key: fetched must be a mapping"):
+        F["container_toolkit_repo_key"](dict(sources, fetched="x"), [FPR])
+    with pytest.raises(AnsibleFilterError, match="container_toolkit_repo_key: fingerprints must be a list"):
+        F["container_toolkit_repo_key"](sources, FPR)
+
+
+def test_deb_arch_shell_passes_its_text():
+    assert [F["container_toolkit_deb_arch"](m) for m in ("x86_64", "aarch64", None, "riscv64")] == [
+        "amd64", "arm64", "amd64", "riscv64"]

@@ -76,10 +76,22 @@ def test_the_toolkits_driver_is_the_probes_rule():
     for override, status in (("575.57.08", {"version": "580.95.05"}), ("", {"version": "580.95.05"}),
                              (None, None), ("", {"skipped": True}), (580.95, None)):
         driver, driver_cuda = driver_inputs("" if override is None else str(override), status, LOADED)
-        assert F["cuda_toolkit_driver"](override, status, LOADED) == {"driver": driver, "driver_cuda": driver_cuda}
+        assert F["cuda_toolkit_driver"](override, status, LOADED) == {"driver": driver, "driver_cuda": driver_cuda,
+                                                                      "known": True}
     # the user's word, the driver stage's version, the loaded one; its CUDA version only when it is the loaded one
-    assert F["cuda_toolkit_driver"]("575.57.08", {"version": "580.95.05"}, LOADED) == {"driver": "575.57.08", "driver_cuda": ""}
-    assert F["cuda_toolkit_driver"]("", None, LOADED) == {"driver": "580.95.05", "driver_cuda": "13.0"}
-    assert F["cuda_toolkit_driver"]("", None, {"loaded": False}) == {"driver": "", "driver_cuda": ""}
+    assert F["cuda_toolkit_driver"]("575.57.08", {"version": "580.95.05"}, LOADED) == {
+        "driver": "575.57.08", "driver_cuda": "", "known": True}
+    assert F["cuda_toolkit_driver"]("", None, LOADED) == {"driver": "580.95.05", "driver_cuda": "13.0", "known": True}
+    assert F["cuda_toolkit_driver"]("", None, {"loaded": False}) == {"driver": "", "driver_cuda": "", "known": True}
     with pytest.raises(AnsibleFilterError, match="cuda_toolkit_driver: loaded must be a mapping"):
         F["cuda_toolkit_driver"]("", None, "580")
+
+
+@pytest.mark.parametrize("override,status,loaded,known", [
+    ("", None, None, False), (None, None, None, False), ("580.95.05", None, None, True),
+    ("", {"version": "580.95.05"}, None, True), ("", {}, None, True), ("", None, {}, True)])
+def test_the_driver_is_known_when_anything_names_it(override, status, loaded, known):
+    """Not known (nothing given, the role alone before the collection's preflight): cuda_toolkit_state reads the
+    loaded driver itself."""
+    assert F["cuda_toolkit_driver"](override, status, loaded) == {
+        "driver": override or (status or {}).get("version", ""), "driver_cuda": "", "known": known}

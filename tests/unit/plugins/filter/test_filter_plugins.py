@@ -12,10 +12,11 @@ FILTER_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "pl
 PLUGINS = {
     "openpgp": ["openpgp_key_check"],
     "nvidia_driver": ["nvidia_driver_apt_packages", "nvidia_driver_load_state", "nvidia_driver_plan",
-                      "nvidia_driver_repo_check", "nvidia_driver_repo_layout"],
+                      "nvidia_driver_repo_check"],
     "cuda_toolkit": ["cuda_toolkit_driver", "cuda_toolkit_plan"],
-    "container_toolkit": ["container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_gpu_match",
-                          "container_toolkit_inputs", "container_toolkit_probe", "container_toolkit_runtimes"],
+    "container_toolkit": ["container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_deb_arch",
+                          "container_toolkit_gpu_match", "container_toolkit_inputs", "container_toolkit_plan",
+                          "container_toolkit_probe", "container_toolkit_repo_key", "container_toolkit_runtimes"],
     "torch": ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary", "torch_decide",
               "torch_gate_failure", "torch_max_jobs", "torch_pip_args", "torch_pip_private", "torch_plan", "torch_profile",
               "torch_published", "torch_settled", "torch_wheelhouse", "torch_wheelhouse_report", "torch_wheelhouse_use"],
@@ -24,7 +25,7 @@ PLUGINS = {
     "tools": ["tools_state"],
     "verify_steps": ["verify_steps"],
     "verify": ["fleet_report_data", "fleet_report_html", "fleet_report_markdown", "output_dir_errors", "verify_check_gpu",
-               "verify_decision", "verify_plan", "verify_prometheus", "verify_summary", "verify_with_health"],
+               "verify_decision", "verify_inputs", "verify_plan", "verify_prometheus", "verify_summary", "verify_with_health"],
 }
 
 

@@ -113,31 +113,3 @@ def test_repo_check_errors(kwargs, message):
 
 
 DEBIAN12 = {"distribution": "Debian", "family": "Debian", "version": "12"}
-
-
-def test_repo_layout_passes_every_argument():
-    base = {"facts": {"architecture": "x86_64"}, "preflight": {"os": DEBIAN12}, "name": "nvidia-cuda"}
-    changes = {"facts": {"architecture": "aarch64"}, "preflight": {"os": dict(DEBIAN12, version="13")}, "name": "mirror"}
-    result = assert_each_argument_matters(F["nvidia_driver_repo_layout"], base, changes)
-    assert result == {"family": "Debian", "distro": "debian12", "arch": "x86_64", "key_file": "3bf863cc.pub",
-                      "keyring": "/etc/apt/keyrings/nvidia-cuda.asc",
-                      "source_path": "/etc/apt/sources.list.d/nvidia-cuda.list",
-                      "proxy_path": "/etc/apt/apt.conf.d/90nvidia-cuda-proxy"}
-
-
-def test_repo_layout_reads_the_facts_before_preflight_ran():
-    facts = {"distribution": "Ubuntu", "os_family": "Debian", "distribution_version": "24.04", "architecture": "aarch64"}
-    result = F["nvidia_driver_repo_layout"](facts, preflight=None)
-    assert (result["distro"], result["arch"], result["keyring"]) == ("ubuntu2404", "sbsa", "/etc/apt/keyrings/nvidia-cuda.asc")
-    # the facts of a play that gathered none: the names as the role's Jinja made them then
-    assert F["nvidia_driver_repo_layout"]({})["distro"] == "rhel0"
-    assert F["nvidia_driver_repo_layout"]({})["arch"] == "x86_64"
-
-
-@pytest.mark.parametrize("kwargs,message", [
-    ({"facts": ["x86_64"]}, "nvidia_driver_repo_layout: facts must be a mapping, got list"),
-    ({"facts": {}, "preflight": "Debian"}, "nvidia_driver_repo_layout: preflight must be a mapping, got str"),
-])
-def test_repo_layout_errors(kwargs, message):
-    with pytest.raises(AnsibleFilterError, match="^" + message):
-        F["nvidia_driver_repo_layout"](**kwargs)

@@ -124,6 +124,18 @@ def test_role_message_shells():
         "s: torch 2.9.1; no GPU visible; no verdict required (no GPU in the facts): passed")
 
 
+def test_check_summary_under_the_gates_policy():
+    check = {"build": {"torch_version": "2.9.1"}, "gpus": []}
+    policy = {"min_verdict": "native", "require": ["nccl"]}
+    base = {"check": check, "stack": "s", "policy": policy}
+    result = assert_each_argument_matters(F["torch_check_summary"], base, {
+        "check": dict(check, build={"torch_version": "2.9.0"}), "stack": "t", "policy": dict(policy, min_verdict="")})
+    assert result == role_messages.gate_summary("s", check, policy) == F["torch_check_summary"](
+        check, "s", True, "native", ["nccl"]) == "s: torch 2.9.1; no GPU visible; min_verdict native, require nccl: passed"
+    with pytest.raises(AnsibleFilterError, match="^torch_check_summary: policy must be a mapping, got str"):
+        F["torch_check_summary"](check, "s", policy="native")
+
+
 def test_gate_failure_shell():
     failed = {"msg": "found none", "gpus": [{"kernel_image": {"verdict": "none"}}]}
     plan = F["torch_plan"]("2.9.1", channel="cu128", gpus=[RTX5090])

@@ -31,33 +31,39 @@ def test_decide_passes_every_argument():
         F["torch_decide"](OWN, None, [])
 
 
-def test_wheelhouse_filters_pass_every_argument():
-    base = {"plan": PLAN, "root": "/opt/pytorch", "fetch_dir": "/srv/wheels", "adopt_path": "", "wheelhouse": ""}
+def test_wheelhouse_filters_pass_every_argument(tmp_path):
+    state = role_steps.decide(dict(OWN, plan=PLAN, converged=False), None, dict(SETTINGS, build_host=""))
+    base = {"state": state, "fetch_dir": "/srv/wheels", "wheelhouse": ""}
     result = assert_each_argument_matters(F["torch_wheelhouse"], base,
-                                          {"plan": dict(PLAN, stack="other"), "root": "/srv", "fetch_dir": "/w",
-                                           "adopt_path": "/srv/venv", "wheelhouse": "/srv/wh"})
+                                          {"state": dict(state, root="/srv"), "fetch_dir": "/w", "wheelhouse": "/srv/wh"})
     assert result == {"refusal": "", "cache": {"stack": "torch-2.9.1-cu128", "hashes": "hashes.txt",
                                                "controller_dir": "/srv/wheels/torch-2.9.1-cu128",
-                                               "host_dir": "/opt/pytorch/wheelhouses/torch-2.9.1-cu128"}}
-    assert F["torch_wheelhouse"](None, adopt_path="/srv/venv")["cache"] is None
-    cache = result["cache"]
-    base = {"cache": cache, "cached": False, "check_mode": False, "pins": ["torch==2.9.1+cu128"],
-            "files": ["/w/torch-2.9.1+cu128-py3-none-any.whl", "/w/hashes.txt"]}
-    line = assert_each_argument_matters(F["torch_wheelhouse_report"], dict(base, check_mode=True),
-                                        {"cache": dict(cache, stack="other"), "cached": "true", "check_mode": False,
-                                         "pins": ["torch==2.8.0"]})
-    assert_each_argument_matters(F["torch_wheelhouse_report"], base, {"files": []})
-    assert line.endswith("(check mode: not there yet; a run without --check downloads the planned wheels "
-                         "(torch==2.9.1+cu128) and their dependencies from the index once)")
-    assert F["torch_wheelhouse_report"](**base).endswith("(1 wheels downloaded from the index once)")
-    source = {"stack": "torch-2.9.1-cu128", "controller_dir": "/srv/wheels/torch-2.9.1-cu128", "hashes": "hashes.txt"}
+                                               "host_dir": "/opt/pytorch/wheelhouses/torch-2.9.1-cu128"},
+                      "hashes_path": "/srv/wheels/torch-2.9.1-cu128/hashes.txt", "pins": ["torch==2.9.1+cu128"],
+                      "check_mode": False}
+    assert F["torch_wheelhouse"](dict(state, adopt_path="/srv/venv", plan=None))["cache"] is None
+    download = {"files": ["/w/torch-2.9.1+cu128-py3-none-any.whl", "/w/hashes.txt"]}
+    line = assert_each_argument_matters(F["torch_wheelhouse_report"], {"names": result, "download": download},
+                                        {"names": dict(result, check_mode=True), "download": {"skipped": True}})
+    assert line.endswith("(1 wheels downloaded from the index once)")
+    assert F["torch_wheelhouse_report"](result, {"skipped": True}).endswith("(already complete, nothing downloaded)")
+    assert F["torch_wheelhouse_report"](dict(result, check_mode=True)).endswith(
+        "(check mode: not there yet; a run without --check downloads the planned wheels (torch==2.9.1+cu128) and "
+        "their dependencies from the index once)")
+    with pytest.raises(AnsibleFilterError, match="torch_wheelhouse_report: download must be a mapping, got list"):
+        F["torch_wheelhouse_report"](result, download["files"])
+    with pytest.raises(AnsibleFilterError, match="torch_wheelhouse_report: no fleet wheelhouse to report: "):
+        F["torch_wheelhouse_report"](F["torch_wheelhouse"](dict(state, plan=None, adopt_path="/srv/venv")))
+    source = {"stack": "torch-2.9.1-cu128", "controller_dir": str(tmp_path), "hashes": "hashes.txt"}
     used = assert_each_argument_matters(F["torch_wheelhouse_use"], {"source": source, "root": "/opt/pytorch",
-                                                                    "pending": False},
-                                        {"source": dict(source, stack="other"), "root": "/srv", "pending": "true"})
+                                                                    "check_mode": False},
+                                        {"source": dict(source, stack="other"), "root": "/srv"})
     assert (used["dir"], used["hashes_file"], used["pending"]) == (
         "/opt/pytorch/wheelhouses/torch-2.9.1-cu128", "/opt/pytorch/wheelhouses/torch-2.9.1-cu128/hashes.txt", False)
-    with pytest.raises(AnsibleFilterError, match="torch_wheelhouse_report: files must be a list, got str"):
-        F["torch_wheelhouse_report"](cache, files="hashes.txt")
+    assert F["torch_wheelhouse_use"](source, "/opt/pytorch", "true")["pending"] is False  # on the controller
+    assert F["torch_wheelhouse_use"](dict(source, controller_dir=str(tmp_path / "no")), "/r", "true")["pending"]
+    with pytest.raises(AnsibleFilterError, match="torch_wheelhouse_use: check_mode must be true or false"):
+        F["torch_wheelhouse_use"](source, "/r", "perhaps")
 
 
 def test_adopted_steps_passes_every_argument():
@@ -101,6 +107,37 @@ def test_published_passes_every_argument():
     result = F["torch_published"](**base)
     assert result == role_steps.published(state, PLAN, state["steps"], {"reused": True, "build": {}},
                                           "/opt/pytorch/current")
+
+
+def test_published_of_the_change_path_from_the_decision_and_its_steps():
+    state = role_steps.decide(dict(OWN, plan=PLAN, converged=False), None, dict(SETTINGS, build_host=""))
+    check = {"reused": False, "build": {"torch_version": "2.9.1+cu128"}}
+    base = {"state": state, "steps": state["steps"], "check": check, "build": {}}
+    result = assert_each_argument_matters(
+        F["torch_published"], base,
+        {"state": dict(state, root="/srv"), "steps": dict(state["steps"], plan=dict(PLAN, channel="cu130")),
+         "check": {}})
+    assert result == F["torch_published"](state, PLAN, state["steps"], check, "/opt/pytorch/current")
+    assert result["python"] == "/opt/pytorch/current/bin/python" and result["channel"] == "cu128"
+    built = F["torch_published"](state, steps=dict(state["steps"], plan=dict(PLAN, method="source")),
+                                 build={"wheel": "w.whl", "reports": ["a"]})
+    assert built["source"] == {"wheel": "w.whl", "built": True, "reports": ["a"]} and built["check"] is None
+
+
+def test_gate_failure_from_the_decision_and_the_failed_steps():
+    failed = {"msg": "found none", "gpus": [{"kernel_image": {"verdict": "none"}}]}
+    fallback = dict(PLAN, method="source", stack="torch-2.9.1-cu128-src")
+    state = role_steps.decide(dict(OWN, plan=PLAN, fallback=fallback, converged=False), None,
+                              dict(SETTINGS, build_host=""))
+    base = {"check": failed, "steps": state["fallback_steps"], "state": state}
+    result = assert_each_argument_matters(F["torch_gate_failure"], base, {
+        "check": dict(failed, msg="other"), "steps": state["steps"], "state": dict(state, root="/srv")})
+    assert result == role_steps.gate_failure(failed, state, state["fallback_steps"]) == (
+        "found none -- /opt/pytorch/venvs/torch-2.9.1-cu128-src is kept for inspection; /opt/pytorch/current was not "
+        "moved.")
+    assert F["torch_gate_failure"](failed, steps=state["steps"], state=state) == ""
+    with pytest.raises(AnsibleFilterError, match="torch_gate_failure: steps must be a mapping, got str"):
+        F["torch_gate_failure"](failed, steps="s", state=state)
 
 
 def test_settled_is_the_decision_steps_and_the_probes_one_rule():

@@ -9,7 +9,8 @@ from fleet_results import result, scaled
 from verify_results import h100_result, hot_result
 
 from ansible_collections.blackwell.pytorch.plugins.filter.verify import FilterModule
-from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import decision, fleet_html, fleet_report, plan, report
+from ansible_collections.blackwell.pytorch.plugins.module_utils.verify import (
+    decision, fleet_html, fleet_report, plan, report, role_inputs)
 from shells import assert_each_argument_matters
 
 F = FilterModule().filters()
@@ -111,3 +112,19 @@ def test_decision_options_are_read_as_ansible_reads_them():
         F["verify_decision"]({}, None, None, None, {"force": "sometimes"})
     with pytest.raises(AnsibleFilterError, match="^verify_decision: memo must be a mapping, got list"):
         F["verify_decision"]({}, [], None, None, {})
+
+
+def test_inputs_filter_is_a_shell_over_a_mapping_or_the_values_of_names():
+    values = {"verify_profile": "standard", "verify_health_xid": False, "inventory_hostname": "ws-a"}
+    gpus = [{"name": "NVIDIA L40S"}]
+    got = assert_each_argument_matters(F["verify_inputs"], {"values": values, "gpus": gpus},
+                                       {"values": dict(values, verify_profile="full"), "gpus": None})
+    assert got == role_inputs.inputs(values, gpus)
+    names = ["verify_profile", "verify_health_xid", "inventory_hostname"]
+    assert F["verify_inputs"](["standard", False, "ws-a"], names, gpus) == got
+    with pytest.raises(AnsibleFilterError, match="^verify_inputs: 2 values for 3 names$"):
+        F["verify_inputs"](["standard", False], names)
+    with pytest.raises(AnsibleFilterError, match="^verify_inputs: values must be a mapping, got list"):
+        F["verify_inputs"](["standard"])
+    with pytest.raises(AnsibleFilterError, match="^verify_inputs: gpus must be a list, got str"):
+        F["verify_inputs"](values, None, "NVIDIA L40S")

@@ -52,15 +52,21 @@ def test_arguments_and_defaults():
     assert spec["host"]["required"] and spec["preflight"]["required"] and spec["probe_argv"]["default"] == []
     assert spec["branch"]["default"] == "580" and spec["manage"]["default"] == "auto"
     assert spec["repo"]["default"] == {"configure": False}
-    want = state_call.want_of({"repo": {"configure": "True", "url": "u", "unknown": 1}})
-    assert want["repo"] == {"configure": True, "url": "u"}
+    want = state_call.want_of({"repo": {"configure": "True", "url": "u", "unknown": 1}, "preflight": PREFLIGHT}, "aarch64")
+    # the keys it knows; those left empty: the layout of the OS the preflight read (Debian 12), on this architecture
+    assert want["repo"] == {"configure": True, "url": "u", "key_url": "u3bf863cc.pub",
+                            "keyring": "/etc/apt/keyrings/nvidia-cuda.asc",
+                            "source_path": "/etc/apt/sources.list.d/nvidia-cuda.list",
+                            "proxy_path": "/etc/apt/apt.conf.d/90nvidia-cuda-proxy"}
+    assert state_call.want_of({"repo": {}, "preflight": PREFLIGHT}, "aarch64")["repo"]["url"] == \
+        "https://developer.download.nvidia.com/compute/cuda/repos/debian12/sbsa/"
 
 
 def want(**changes):
     """The module's parameters as AnsibleModule gives them (every option, its default when not set)."""
     params = dict((name, spec.get("default")) for name, spec in DRIVER_OPTIONS.items())
     params.update({"host": "ws-5090-02", "preflight": PREFLIGHT}, **changes)
-    return state_call.want_of(params)
+    return state_call.want_of(params, "x86_64")
 
 
 @pytest.mark.parametrize("changes, refusals", [

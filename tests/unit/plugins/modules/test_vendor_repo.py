@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import stat
 
 import pytest
 
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import repo_steps
 from ansible_collections.blackwell.pytorch.plugins.modules import vendor_repo
 from test_openpgp import ED_FPR, ED_KEY, RSA_FPR, RSA_KEY
 
@@ -225,6 +227,20 @@ def test_refused_removes_the_source_and_says_why(tree, run_module):
     assert "Its index is not signed by the pinned key %s (a mirror" % RSA_FPR in signed["msg"]
 
 
-def test_present_needs_the_proxy_setting_path_on_debian(tree, server, run_module):
-    status, result = run_module(vendor_repo, _args(tree, key_content=RSA_KEY, apt_conf_path=None))
-    assert status == "fail" and result["msg"] == "state is present but all of the following are missing: apt_conf_path"
+def test_the_url_and_paths_left_empty_are_the_layout_of_the_os_the_preflight_read(tree, run_module):
+    ubuntu = {"distribution": "Ubuntu", "family": "Debian", "version": "24.04"}
+    args = dict(_args(tree, state="refused", apt_output="E: The repository is not signed."),
+                url="", keyring="", family="", os=ubuntu, base_url="https://mirror.lab/cuda/")
+    status, result = run_module(vendor_repo, args)
+    assert status == "fail"
+    arch = "sbsa" if platform.machine() == "aarch64" else platform.machine()
+    assert result["paths"] == {"url": "https://mirror.lab/cuda/ubuntu2404/%s/" % arch,
+                               "keyring": "/etc/apt/keyrings/nvidia-cuda.asc",
+                               "source_path": str(tree / "sources.list.d" / "nvidia-cuda.list")}
+    filled = repo_steps.with_layout({"family": "", "os": {"family": "RedHat", "version": "9.4"}, "name": "lab",
+                                     "apt_conf_path": ""}, "x86_64")
+    assert (filled["family"], filled["url"], filled["key_url"], filled["keyring"], filled["source_path"],
+            filled["apt_conf_path"]) == (
+        "RedHat", "https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/",
+        "https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub",
+        "/etc/pki/rpm-gpg/RPM-GPG-KEY-lab", "/etc/yum.repos.d/lab.repo", "/etc/apt/apt.conf.d/90lab-proxy")

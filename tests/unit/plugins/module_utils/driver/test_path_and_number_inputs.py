@@ -19,7 +19,7 @@ from driver_fixture import PREFLIGHT
 def want(**changes):
     params = dict((name, spec.get("default")) for name, spec in DRIVER_OPTIONS.items())
     params.update({"host": "ws-1", "preflight": PREFLIGHT}, **changes)
-    return state_call.want_of(params)
+    return state_call.want_of(params, "x86_64")
 
 
 def test_driver_path_options_relative_or_a_directory_are_refused_naming_each(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 from jinja2 import Environment
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_messages as msgs
+from ansible_collections.blackwell.pytorch.plugins.module_utils.planning import role_steps
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.errors import PlanError
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.resolve import resolve_stack
 from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.source_build import arch_rejections
@@ -85,6 +86,17 @@ def test_check_summary():
         "min_verdict native, require nccl: passed")
     assert msgs.check_summary("s", dict(CHECK, gpus=[]), False, "native") == (
         "s: torch 2.9.1+cu128; no GPU visible; no verdict required (no GPU in the facts): passed")
+
+
+@pytest.mark.parametrize("gpus, min_verdict, require", [
+    ([{"index": 0}], "native", ["nccl"]), ([], "native", ["nccl", "bf16"]), ([{"index": 0}], "", [])],
+    ids=["gpus", "no-gpu", "no-min-verdict"])
+def test_gate_summary_is_check_summary_under_the_gates_policy(gpus, min_verdict, require):
+    policy = role_steps.check_policy(gpus, min_verdict, require)
+    expected = msgs.check_summary("s", CHECK, bool(gpus), min_verdict, policy["require"])
+    assert msgs.gate_summary("s", CHECK, policy) == expected
+    assert msgs.gate_summary("s", CHECK, {"min_verdict": "", "require": []}).endswith(
+        "; no verdict required (no GPU in the facts): passed")
 
 
 @pytest.mark.parametrize("text", ["short", "x" * 305, "x" * 306, ("word " * 80).strip(), "a " * 200])

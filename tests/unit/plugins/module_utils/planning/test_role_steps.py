@@ -41,6 +41,7 @@ def test_wheel_steps_name_the_stack_its_paths_and_the_marker_record():
     assert steps["record"] == converged.stack_record(WHEEL, "/usr/bin/python3")
     assert (steps["builds_here"], steps["builds_wheel"], steps["packages"]) == (True, False, ["python3-venv"])
     assert (steps["already_current"], steps["nothing_to_prune"]) == (False, False)
+    assert steps["plan"] == WHEEL and steps["fetches_wheel"] is False
     assert rs.stack_steps(None, SETTINGS) is None
 
 
@@ -66,6 +67,18 @@ def test_only_a_source_plan_without_a_wheel_on_its_build_host_compiles(plan, bui
     assert ("cmake" in steps["packages"]) is builds_wheel
 
 
+@pytest.mark.parametrize("plan, build_host, check_mode, fetches", [
+    (SOURCE, "ws-1", False, True),  # builds it in this run
+    (SOURCE, "ws-1", True, False),  # a check run builds nothing
+    (dict(SOURCE, built_wheel="torch-2.9.1-cp312-linux_x86_64.whl"), "ws-1", True, True),  # an earlier run's wheel
+    (SOURCE, "ws-2", False, False),  # another host builds
+    (SOURCE, "", False, False),  # no build host: nothing to share
+    (WHEEL, "ws-1", False, False),  # no build
+], ids=["builds", "check-run", "built-before", "other-host", "no-build-host", "wheel"])
+def test_only_the_build_host_fetches_a_wheel_to_the_controller(plan, build_host, check_mode, fetches):
+    assert rs.stack_steps(plan, dict(SETTINGS, build_host=build_host), check_mode)["fetches_wheel"] is fetches
+
+
 def test_adopted_steps():
     adopted = {"stack": "adopted-venv", "python": "/srv/venv/bin/python3", "links": {"current": "venvs/adopted-venv"},
                "stacks": ["adopted-venv"]}
@@ -73,6 +86,7 @@ def test_adopted_steps():
     assert (steps["stack"], steps["python"], steps["stack_dir"]) == (
         "adopted-venv", "/srv/venv/bin/python3", "/opt/pytorch/venvs/adopted-venv")
     assert steps["already_current"] and steps["nothing_to_prune"] and steps["packages"] == []
+    assert steps["plan"] is None and steps["fetches_wheel"] is False
     moved = rs.adopted_steps(dict(adopted, links={"current": "venvs/other"}, stacks=["a", "b"]), 2, "/opt/pytorch")
     assert not moved["already_current"] and not moved["nothing_to_prune"]
     assert not rs.adopted_steps({"stack": "x", "links": {"current": None}}, 2, "/r")["nothing_to_prune"]
@@ -92,6 +106,7 @@ def test_role_state_of_a_host_that_installs_its_own_plan():
     assert state["steps"]["stack"] == WHEEL["stack"] and state["fallback_steps"]["stack"] == SOURCE["stack"]
     assert state["report"] == "torch-2.9.1-cu128 (wheel); to change: current is not there"
     assert not state["converged"] and not state["check_mode"]
+    assert state["steps"]["plan"] == WHEEL and state["fallback_steps"]["plan"] == SOURCE
     assert rs.role_state(_own(WHEEL, converged=True, check_mode=True), None, SETTINGS)["converged"]
     assert rs.role_state(_own(WHEEL, fallback=dict(SOURCE, error="no toolkit")), None, SETTINGS)["fallback_steps"] is None
 
@@ -133,6 +148,9 @@ def test_decide_adds_the_gate_policy_and_what_a_host_already_as_asked_publishes(
     assert decided["check"] == check and decided["cuda_check"] == {"passed": True}
     assert decided["published"] == rs.published(state, WHEEL, state["steps"], check, "/opt/pytorch/current")
     assert decided["published"]["python"] == "/opt/pytorch/current/bin/python"
+    assert (decided["root"], decided["adopt_path"]) == ("/opt/pytorch", "")
+    assert rs.current_link(decided) == "/opt/pytorch/current" and rs.current_link({}) == ""
+    assert rs.decide(own, None, dict(settings, adopt_path="/srv/venv"))["adopt_path"] == "/srv/venv"
     changing = rs.decide(_own(WHEEL), None, dict(settings, gpus=[]))
     assert changing["policy"] == {"min_verdict": "", "require": ["nccl"]}
     assert (changing["published"], changing["check"], changing["cuda_check"], changing["python_version"]) == (
@@ -188,6 +206,34 @@ def test_published_fact_of_a_run_and_of_a_host_already_as_asked():
     assert fact["converged"] and fact["stack"] == SOURCE["stack"] and fact["check"]["reused"]
     adopted = rs.published({"adopting": True, "converged": False}, None, {"stack": "adopted-venv"}, None, "/c")
     assert (adopted["method"], adopted["stack"], adopted["channel"]) == ("adopted", "adopted-venv", "")
+
+
+def test_published_of_a_change_path_takes_the_plan_its_steps_carry_and_current_under_the_root():
+    state = rs.decide(_own(WHEEL, fallback=SOURCE), None, SETTINGS)
+    check = {"reused": False, "build": {"torch_version": "2.9.1+cu128"}}
+    assert rs.published(state, None, state["steps"], check, "") == rs.published(
+        state, WHEEL, state["steps"], check, "/opt/pytorch/current")
+    fell_back = rs.published(state, None, state["fallback_steps"], {}, "", {})
+    assert fell_back == rs.published(state, SOURCE, state["fallback_steps"], None, "/opt/pytorch/current")
+    adopted = rs.adopted_steps({"stack": "adopted-venv", "python": "/srv/venv/bin/python3"}, 2, "/opt/pytorch")
+    fact = rs.published(dict(state, adopting=True), None, adopted, None, "")
+    assert (fact["method"], fact["stack"], fact["torch"], fact["python"]) == (
+        "adopted", "adopted-venv", "", "/opt/pytorch/current/bin/python")
+
+
+def test_gate_failure_names_the_failed_stack_and_the_decisions_fallback_and_current():
+    failed = {"msg": "found none", "gpus": [{"kernel_image": {"verdict": "none"}}]}
+    state = rs.decide(_own(WHEEL, fallback=SOURCE), None, SETTINGS)
+    assert rs.gate_failure(failed, state, state["steps"]) == ""  # auto builds from source instead
+    assert rs.gate_failure(failed, state, state["fallback_steps"]) == (
+        "found none -- /opt/pytorch/venvs/torch-2.9.1-cu128-src is kept for inspection; /opt/pytorch/current was not "
+        "moved.")
+    alone = rs.decide(_own(WHEEL), None, SETTINGS)
+    assert rs.gate_failure(failed, alone, alone["steps"]) == (
+        "found none -- /opt/pytorch/venvs/torch-2.9.1-cu128 is kept for inspection; /opt/pytorch/current was not moved.")
+    adopted = rs.adopted_steps({"stack": "a"}, 2, "/opt/pytorch")
+    assert rs.gate_failure(failed, dict(alone, adopting=True), adopted).startswith(
+        "found none -- /opt/pytorch/venvs/a is kept")
 
 
 def test_published_source_build():

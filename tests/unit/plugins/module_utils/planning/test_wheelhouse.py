@@ -33,6 +33,26 @@ def test_refusal(plan, adopt_path, wheelhouse, what):
     assert wh.refusal(plan, adopt_path, wheelhouse) == ("" if what is None else REFUSAL % what)
 
 
+def test_fetch_names_the_wheelhouse_of_the_decision_or_refuses():
+    state = {"plan": WHEEL, "root": "/opt/pytorch", "adopt_path": "", "check_mode": True}
+    assert wh.fetch(state, "/srv/wheels", "") == {
+        "refusal": "", "cache": CACHE, "hashes_path": "/srv/wheels/torch-2.9.1-cu128/hashes.txt",
+        "pins": ["torch==2.9.1+cu128"], "check_mode": True}
+    assert wh.fetch(dict(state, plan=None, adopt_path="/srv/venv"), "/srv/wheels", "") == {
+        "refusal": REFUSAL % "adopts /srv/venv", "cache": None, "hashes_path": "", "pins": [], "check_mode": True}
+    assert wh.fetch(state, "/srv/wheels", "/srv/wh")["refusal"] == REFUSAL % "method wheel, wheelhouse /srv/wh"
+
+
+def test_fetched_reports_a_skipped_download_as_complete_else_the_download():
+    names = wh.fetch({"plan": WHEEL, "root": "/opt/pytorch"}, "/srv/wheels", "")
+    files = ["/w/torch-2.9.1+cu128-py3-none-any.whl", "/w/hashes.txt"]
+    assert wh.fetched(names, {"skipped": True, "changed": False}) == wh.report(CACHE, True, False, WHEEL["pins"], [])
+    assert wh.fetched(names, {"files": files}) == wh.report(CACHE, False, False, WHEEL["pins"], files)
+    assert wh.fetched(dict(names, check_mode=True), {"files": []}) == wh.report(CACHE, False, True, WHEEL["pins"], [])
+    with pytest.raises(ValueError, match="^no fleet wheelhouse to report: nope$"):
+        wh.fetched({"refusal": "nope", "cache": None}, {})
+
+
 def test_report_says_whether_it_was_there_would_be_downloaded_or_was():
     head = "torch-2.9.1-cu128: wheelhouse /srv/wheels/torch-2.9.1-cu128 on the controller "
     assert wh.report(CACHE, True, False, [], []) == head + "(already complete, nothing downloaded)"
@@ -75,7 +95,7 @@ def test_hash_lines_of_an_empty_wheelhouse(tmp_path):
     assert wh.hash_lines(str(tmp_path)) == "\n"
 
 
-def test_use_copies_the_named_wheelhouse_or_previews_it_in_a_check_run():
+def test_use_copies_the_named_wheelhouse_or_previews_it_in_a_check_run(tmp_path):
     source = {"stack": "torch-2.9.1-cu128", "controller_dir": "/srv/wheels/torch-2.9.1-cu128", "hashes": "hashes.txt"}
     steps = wh.use(source, "/opt/pytorch", False)
     assert steps == {"refusal": "", "pending": False, "dir": "/opt/pytorch/wheelhouses/torch-2.9.1-cu128",
@@ -87,7 +107,11 @@ def test_use_copies_the_named_wheelhouse_or_previews_it_in_a_check_run():
         "preview": "check mode: the fleet's wheelhouse /srv/wheels/torch-2.9.1-cu128 is not on the controller yet (the "
                    "cache host downloads it in a run without --check); a real run copies it here and installs "
                    "torch-2.9.1-cu128 from it, every wheel checked against its sha256"}
-    assert wh.use(source, "/opt/pytorch", True)["pending"] is True
+    assert wh.use(source, "/opt/pytorch", True)["pending"] is True  # a check run, not on the controller
+    there = dict(source, controller_dir=str(tmp_path))
+    assert wh.use(there, "/opt/pytorch", True)["pending"] is False  # a check run copies what the controller holds
+    (tmp_path / "file").write_text("")
+    assert wh.use(dict(source, controller_dir=str(tmp_path / "file")), "/opt/pytorch", True)["pending"] is True
 
 
 @pytest.mark.parametrize("source, shown", [

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 import sys
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import toolkit_call
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import os_layout, toolkit_call
 from ansible_collections.blackwell.pytorch.plugins.module_utils.stages import driver, pytorch, registry, toolkit
 from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.reading import Reading
 from driver_fixture import PACKAGES, PREFLIGHT, RTX5090
@@ -106,26 +106,27 @@ def test_the_toolkits_driver_is_the_override_then_the_driver_stage_then_the_load
     assert toolkit_call.driver_inputs("", {"version": None}, {"loaded": False, "version": None}) == ("", "")
 
 
-def test_the_repository_layout_tokens_take_the_probed_os_values():
-    token = dict((name, driver.LAYOUT_TOKEN % name) for name in driver.LAYOUT_KEYS)
-    repo = {"configure": True, "name": "nvidia-cuda",
-            "url": "https://mirror.lab/repos/%s/%s/" % (token["distro"], token["arch"]),
-            "key_url": "https://mirror.lab/repos/%s/%s/%s" % (token["distro"], token["arch"], token["key_file"]),
-            "keyring": token["keyring"], "source_path": token["source_path"], "proxy_path": token["proxy_path"],
-            "fingerprints": ["EB693B3035CD5710E231E123A4B469963BF863CC"]}
-    filled = driver.with_layout(repo, PREFLIGHT, "x86_64")
-    assert filled["url"] == "https://mirror.lab/repos/debian12/x86_64/"
-    assert filled["key_url"] == "https://mirror.lab/repos/debian12/x86_64/3bf863cc.pub"
-    assert "@@" not in "".join(str(value) for value in filled.values())
-    assert filled["fingerprints"] == repo["fingerprints"] and filled["configure"] is True
-    # a value set by hand is kept as it is
-    assert driver.with_layout({"url": "https://other.lab/x/"}, PREFLIGHT, "aarch64") == {"url": "https://other.lab/x/"}
-    assert driver.with_layout({"url": token["arch"]}, PREFLIGHT, "aarch64") == {"url": "sbsa"}
+def test_the_repository_options_left_empty_are_the_layout_of_the_os_the_probe_read():
+    repo = {"configure": True, "name": "nvidia-cuda", "base_url": "https://mirror.lab/repos/", "url": "", "key_url": "",
+            "keyring": "", "source_path": "", "proxy_path": "", "fingerprints": ["EB693B3035CD5710E231E123A4B469963BF863CC"]}
+    filled = os_layout.repo_options(repo, PREFLIGHT["os"], "x86_64")
+    assert filled == dict(repo, url="https://mirror.lab/repos/debian12/x86_64/",
+                          key_url="https://mirror.lab/repos/debian12/x86_64/3bf863cc.pub",
+                          keyring="/etc/apt/keyrings/nvidia-cuda.asc",
+                          source_path="/etc/apt/sources.list.d/nvidia-cuda.list",
+                          proxy_path="/etc/apt/apt.conf.d/90nvidia-cuda-proxy")
+    # no base URL: NVIDIA's; aarch64 is NVIDIA's sbsa; a value set by hand is kept as it is
+    ubuntu = {"distribution": "Ubuntu", "family": "Debian", "version": "24.04"}
+    assert os_layout.repo_options({}, ubuntu, "aarch64")["url"] == \
+        "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/sbsa/"
+    kept = os_layout.repo_options({"url": "https://other.lab/x/", "keyring": "/srv/k.asc"}, ubuntu, "aarch64")
+    assert (kept["url"], kept["key_url"], kept["keyring"]) == ("https://other.lab/x/", "https://other.lab/x/3bf863cc.pub",
+                                                               "/srv/k.asc")
 
 
 def test_every_stage_exports_the_same_names():
     for stage in registry.STAGES:
-        assert isinstance(stage.NAME, str) and isinstance(stage.ROLE, str) and stage.ROLE_SETTINGS.startswith("_")
+        assert isinstance(stage.NAME, str) and isinstance(stage.ROLE, str) and stage.ROLE_VARIABLES
         assert set(stage.PROBE_READS) | set(stage.PROBE_FILLS) <= set(stage.OPTIONS) and stage.FACTS
         assert not set(stage.PROBE_READS) & set(stage.PROBE_FILLS)
         assert all(callable(getattr(stage, name)) for name in ("secrets", "waits", "ask", "refusal_entries"))

@@ -1,13 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: blackwell.pytorch contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Each stage's options are the single source of its module's spec and of the probe's question; the role gives
-its variables as those options in one place (ROLE_SETTINGS in its vars/main.yml), and every role variable named
-there is one its meta/argument_specs.yml declares."""
+"""Each stage's options are the single source of its module's spec and of the probe's question; each stage names the
+role variable every option is read from (ROLE_VARIABLES, read by the stage_question lookup), and every public role
+variable named there is one the role's meta/argument_specs.yml declares."""
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 import yaml
@@ -22,30 +21,33 @@ def _load(*parts):
         return yaml.safe_load(handle)
 
 
-def _texts(value):
-    """Every string inside a YAML value."""
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _texts(item)]
-    if isinstance(value, list):
-        return [text for item in value for text in _texts(item)]
-    return [value] if isinstance(value, str) else []
+def _names(mapping):
+    """Every variable name of a ROLE_VARIABLES map (its top-level name where it is dotted)."""
+    return [name for value in mapping.values()
+            for name in (_names(value) if isinstance(value, dict) else [value.split(".", 1)[0]])]
 
 
 @pytest.mark.parametrize("stage", registry.STAGES, ids=lambda stage: stage.NAME)
-def test_the_roles_settings_are_options_of_its_stage(stage):
-    settings = _load("roles", stage.ROLE, "vars", "main.yml")[stage.ROLE_SETTINGS]
-    assert sorted(set(settings) - set(stage.OPTIONS)) == []
-    assert sorted(set(settings) & set(stage.PROBE_READS)) == []  # the probe's own reading is never a setting
+def test_the_role_variables_are_options_of_the_stage(stage):
+    assert sorted(set(stage.ROLE_VARIABLES) - set(stage.OPTIONS)) == []
+    assert sorted(set(stage.ROLE_VARIABLES) & set(stage.PROBE_READS)) == []  # the probe's own reading is never read
     required = [name for name, spec in stage.OPTIONS.items() if spec.get("required") and name not in stage.PROBE_READS]
-    assert sorted(set(required) - set(settings)) == []
+    assert sorted(set(required) - set(stage.ROLE_VARIABLES)) == []
+    for option, value in stage.ROLE_VARIABLES.items():  # a map only for a dict option
+        assert not isinstance(value, dict) or stage.OPTIONS[option]["type"] == "dict", option
 
 
 @pytest.mark.parametrize("stage", registry.STAGES, ids=lambda stage: stage.NAME)
-def test_every_role_variable_the_settings_name_is_declared(stage):
-    settings = _load("roles", stage.ROLE, "vars", "main.yml")[stage.ROLE_SETTINGS]
+def test_every_variable_named_is_the_roles_declared_or_private_one(stage):
     declared = _load("roles", stage.ROLE, "meta", "argument_specs.yml")["argument_specs"]["main"]["options"]
-    named = set(re.findall(r"(?<![\w.])(%s_[a-z0-9_]+)" % stage.ROLE, " ".join(_texts(settings))))
-    assert named and sorted(named - set(declared)) == []
+    private = set(_load("roles", stage.ROLE, "vars", "main.yml")) | set(_load("roles", stage.ROLE, "defaults", "main.yml"))
+    own = [name for name in _names(stage.ROLE_VARIABLES) if name.startswith(stage.ROLE + "_")]
+    assert own and sorted(set(own) - set(declared)) == []
+    inner = [name for name in _names(stage.ROLE_VARIABLES) if name.startswith("_")]
+    assert sorted(set(inner) - private) == []
+    # the rest are other roles' public variables (verify_force) or Ansible's (ansible_play_hosts)
+    other = [name for name in _names(stage.ROLE_VARIABLES) if name not in own and name not in inner]
+    assert all(name.startswith(("verify_", "blackwell_", "ansible_")) for name in other), other
 
 
 def test_the_modules_take_their_stage_options_as_their_spec():

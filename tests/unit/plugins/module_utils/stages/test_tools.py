@@ -4,7 +4,9 @@
 """stages/tools.py: the tools role's decision, each rule with its values."""
 from __future__ import annotations
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.tools import decide
+import pytest
+
+from ansible_collections.blackwell.pytorch.plugins.module_utils.stages.tools import decide, requirements, state
 
 VENV = "/opt/blackwell-pytorch/tools"
 PINS = ["nvidia-ml-py==13.615.71"]
@@ -47,3 +49,36 @@ def test_the_check_and_the_build_decide_what_is_missing_and_the_interpreter():
     assert built["venv_ready"] and built["python"] == VENV + "/bin/python" and built["uv_pending"] == ""
     # a skipped check (no rc): the venv's interpreter is taken as not there
     assert decide(VENV, PINS, python=SYSTEM, check={"skipped": True})["missing"] == PINS
+
+
+def test_the_requirements_are_the_pins_and_uvs_when_uv_is_asked_for():
+    assert requirements(PINS, False, "uv==0.13.9") == PINS
+    assert requirements(PINS, True, "uv==0.13.9") == WITH_UV
+    assert requirements([], True, "uv==0.13.9") == ["uv==0.13.9"]
+
+
+def test_the_interpreter_is_the_venvs_else_the_current_one_else_empty():
+    assert decide(VENV, PINS, preflight=preflight(pynvml=True), python=SYSTEM)["interpreter"] == "/usr/bin/python3"
+    assert decide(VENV, PINS, python=SYSTEM, built={"rc": 0})["interpreter"] == VENV + "/bin/python"
+    assert decide(VENV, PINS, python=SYSTEM)["interpreter"] == "/usr/bin/python3"  # no venv ready yet
+    assert decide(VENV, PINS, python={})["interpreter"] == ""  # facts not gathered: the role names the interpreter
+
+
+def test_state_takes_one_dict_of_the_roles_options_and_the_hosts_readings():
+    options = {"venv": VENV, "pip_packages": PINS, "uv": True, "uv_package": "uv==0.13.9", "use_existing": True,
+               "base_python": "/usr/bin/python3", "wheelhouse": "/srv/wheels", "preflight": preflight(pynvml=True),
+               "python": SYSTEM, "check_mode": True, "check": None, "built": None}
+    found = state(options)
+    assert found == dict(decide(VENV, WITH_UV, True, True, preflight(pynvml=True), SYSTEM, "/usr/bin/python3",
+                                "/srv/wheels", True), packages=WITH_UV)
+    assert found["preflight"] == {"venv": VENV, "requirements": WITH_UV, "base_python": "/usr/bin/python3",
+                                  "wheelhouse": "/srv/wheels"}
+    assert found["uv_pending"] == VENV + "/bin/uv" and found["interpreter"] == "/usr/bin/python3"
+    # the venv alone: no uv, the decide() defaults
+    assert state({"venv": VENV, "pip_packages": PINS}) == dict(decide(VENV, PINS), packages=PINS)
+
+
+def test_state_refuses_a_key_it_does_not_know():
+    with pytest.raises(ValueError) as raised:
+        state({"venv": VENV, "pip_packges": PINS})
+    assert str(raised.value).startswith("unknown option(s) pip_packges; known: venv, pip_packages, uv, uv_package, ")
