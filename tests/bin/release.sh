@@ -5,7 +5,7 @@
 #   2. galaxy-importer (offline) accepts it (its ansible-lint pass is the lint layer's: tests/release/galaxy-importer.cfg)
 #   3. the changelog fragments and changelogs/changelog.yaml are valid (antsibull-changelog)
 #   4. ansible-builder: introspect finds the collection's EE requirements (ranges, no pins) and
-#      `ansible-builder create` accepts an EE definition with the collection, offline
+#      `ansible-builder create` accepts the users' sample EE definition (examples/) with the collection, offline
 #   5. a play uses the action group blackwell.pytorch.torch through module_defaults
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,7 +53,7 @@ if grep 'blackwell.pytorch' "$work/introspect.txt" | grep -q '=='; then
   cat "$work/introspect.txt"; echo "a pin (==) reaches the EE"; exit 1
 fi
 mkdir -p "$work/ee"
-cp tests/release/ee/execution-environment.yml "$work/ee/"
+cp examples/execution-environment.yml "$work/ee/"  # the users' sample; the collection from the tarball
 printf -- '---\ncollections:\n  - name: %s\n    type: file\n' "$tarball" > "$work/ee/requirements.yml"
 ansible-builder create -f "$work/ee/execution-environment.yml" -c "$work/ee/context" > "$work/ee/create.log" 2>&1 \
   || { cat "$work/ee/create.log"; exit 1; }

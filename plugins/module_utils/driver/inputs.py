@@ -3,9 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The nvidia_driver role's inputs, checked before anything changes (docs/reliability.md).
 
-- the driver branch: three digits ("580"), and not older than the oldest driver that drives
-  every GPU of the host (the GA driver of the first toolkit that targets its architecture,
-  from the GPU catalogue through driver.cuda_compat: sm_120 needs 570, sm_103 575, sm_110 580);
+- the driver branch: three digits ("580"), not a branch NVIDIA announced without packages (620,
+  hardware.driver_branches), and not older than the oldest driver that drives every GPU of the host
+  (the GA driver of the first toolkit that targets its architecture, from the GPU catalogue through
+  driver.cuda_compat: sm_120 needs 570, sm_103 575, sm_110 580); branch_warnings names what is allowed
+  but worth a word: a branch the catalogue does not list, one past its end of support;
 - the repository inputs: the repository and key URLs, the pinned fingerprints and the proxy.
 
 Each check returns a list of problems (empty: fine), each naming the variable and what to
@@ -13,10 +15,12 @@ set instead. No Ansible import: the filters and the unit tests use these functio
 """
 from __future__ import annotations
 
+import datetime
 import re
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.cuda_compat import minimum_branch
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp import normalize_fingerprint
+from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware import driver_branches
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.labels import model_label
 
 _BRANCH = re.compile(r"^[1-9]\d{2}$")
@@ -34,6 +38,11 @@ def branch_problems(branch, gpus=()):
         if re.match(r"^\d{3}[.-]", text):
             hint = " (a branch is the first number of a driver version: %s; the flavor is nvidia_driver_flavor)" % text[:3]
         return ["nvidia_driver_branch must be a driver branch of three digits such as 580, not %r%s" % (text, hint)]
+    if driver_branches.is_announced_only(text):
+        return ["nvidia_driver_branch %s is announced by NVIDIA but has no packages yet: %s. Set "
+                "nvidia_driver_branch: %s (%s) until NVIDIA publishes it" % (
+                    text, driver_branches.describe(text), driver_branches.RECOMMENDED,
+                    driver_branches.branch_info(driver_branches.RECOMMENDED)["kind_name"])]
     too_new = []
     for gpu in gpus or ():
         need = minimum_branch(gpu.get("compute_capability") or gpu.get("sm"))
@@ -42,6 +51,25 @@ def branch_problems(branch, gpus=()):
     if too_new:
         return ["nvidia_driver_branch %s cannot drive the GPUs here: %s. Set nvidia_driver_branch: 580 "
                 "(long-term branch)" % (text, "; ".join(too_new))]
+    return []
+
+
+def branch_warnings(branch: object, today: datetime.date | None = None) -> list[str]:
+    """Words about a branch that branch_problems lets through: one the catalogue does not list (its support
+    and CUDA unknown; the repository decides whether it exists), one past its end of support. [] otherwise,
+    and for text that is no branch (branch_problems refuses it). today: a datetime.date (default: today)."""
+    text = str(branch if branch is not None else "").strip()
+    if not _BRANCH.match(text):
+        return []
+    recommended = driver_branches.describe(driver_branches.RECOMMENDED)
+    if not driver_branches.is_known(text):
+        return ["nvidia_driver_branch %s is not in the collection's branch catalogue (%s): its kind, support "
+                "window and CUDA version are unknown here, and it installs only if NVIDIA's repository has it; "
+                "the long-term choice is %s" % (
+                    text, ", ".join(str(number) for number in driver_branches.known_branches()), recommended)]
+    if driver_branches.past_end_of_life(text, today):
+        return ["nvidia_driver_branch %s is past its end of support (%s): it gets no more fixes; move to %s" % (
+            text, driver_branches.describe(text), recommended)]
     return []
 
 

@@ -3,11 +3,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The steps around a driver install that the package_install module takes, as pure functions.
 
-Before the install: the RHEL module stream enabled unless it is already (stream_enabled, stream_argv), the
-holds lifted for a move asked for (unhold_argv: apt-mark unhold, dnf versionlock delete), apt's branch pin
-(pin_file). After it: the driver packages read again with os_layout's probe (installed), those not held yet
-held (to_hold, hold_argv: apt-mark hold, dnf versionlock add of those `dnf versionlock list` does not name)
-and kept out of unattended-upgrades (uu_file). The texts of the files are managed_files'. No Ansible import.
+Before the install: the RHEL 8/9 module stream enabled unless it is already (stream_enabled, stream_argv), or
+on EL 10, which has no module streams, the branch's versionlock added unless `dnf versionlock list` shows it
+(branch_locked, branch_lock_argv; os_layout.commands' branch_lock), the holds lifted for a move asked for
+(unhold_argv: apt-mark unhold, dnf versionlock delete), apt's branch pin (pin_file). After it: the driver
+packages read again with os_layout's probe (installed), those not held yet held (to_hold, hold_argv: apt-mark
+hold, dnf versionlock add of those `dnf versionlock list` does not name) and kept out of unattended-upgrades
+(uu_file). The texts of the files are managed_files'. No Ansible import.
 """
 from __future__ import annotations
 
@@ -33,6 +35,23 @@ def stream_enabled(list_text: str, stream: str) -> bool:
 def stream_argv(stream: str, state: str = "present") -> list:
     """The command that enables the stream; `latest` (a move asked for) switches to it from another one."""
     return ["dnf", "-y", "module", "switch-to" if state == "latest" else "enable", stream]
+
+
+def branch_locked(locks_text: str, pattern: str) -> bool:
+    """Whether `dnf versionlock list` (locks_text) already keeps dnf on the branch of the pattern ("*nvidia*580*"):
+    the pattern listed as it is, or a lock of an nvidia package at a version of the branch
+    ("nvidia-open-3:580.95.05-1.el10.*", the form dnf 4's plugin writes for the packages a pattern matched).
+    True without a pattern (nothing to lock)."""
+    if not pattern:
+        return True
+    branch = pattern.strip("*").rpartition("*")[2]
+    entry = re.compile(r"^\S*nvidia\S*-(?:\d+:)?%s\." % re.escape(branch))
+    return any(line.strip() == pattern or entry.match(line.strip()) for line in (locks_text or "").splitlines())
+
+
+def branch_lock_argv(pattern: str) -> list:
+    """The command that keeps dnf on the branch (EL 10): dnf versionlock add PATTERN; [] without a pattern."""
+    return ["dnf", "versionlock", "add", pattern] if pattern else []
 
 
 def unhold_argv(manager: str, names) -> list:

@@ -17,8 +17,11 @@ import re
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.hardware.catalogue import wheel_sass
 
-# torch line -> (torchvision line, torchaudio line or None where the index must be checked,
-# Linux CUDA channels on download.pytorch.org).
+# torch line -> (torchvision line, torchaudio line, Linux CUDA channels on download.pytorch.org). A companion
+# line is None where the table does not know it (read the index), or "" where none is published for that torch
+# line: a plan leaves it out as it does when an index lacks it (the default choice passes that torch over, a
+# requested one is installed without it, each with a warning). torchaudio ends with its 2.11 line; no torchvision
+# for torch 2.15 is published yet (docs/domain.md section 4).
 COMPANION_LINES = {
     (2, 6): ("0.21", "2.6", ("cu118", "cu124", "cu126")),
     (2, 7): ("0.22", "2.7", ("cu118", "cu126", "cu128")),
@@ -26,19 +29,25 @@ COMPANION_LINES = {
     (2, 9): ("0.24", "2.9", ("cu126", "cu128", "cu130")),
     (2, 10): ("0.25", "2.10", ("cu126", "cu128", "cu130")),
     (2, 11): ("0.26", "2.11", ("cu126", "cu128", "cu129", "cu130")),
-    (2, 12): ("0.27", None, ("cu126", "cu129", "cu130", "cu132")),
+    (2, 12): ("0.27", "", ("cu126", "cu130", "cu132")),
+    (2, 13): ("0.28", "", ("cu126", "cu130", "cu132")),
+    (2, 14): ("0.29", "", ("cu126", "cu130", "cu132")),
+    (2, 15): ("", "", ("cu130", "cu132")),
 }
 COMPANIONS = ("torchvision", "torchaudio")
-# Patch releases of each line on download.pytorch.org (docs/domain.md section 4); the newest is last.
+# Patch releases of each line (docs/domain.md section 4); the newest is last.
 PATCH_RELEASES = {
-    (2, 6): (0,), (2, 7): (0, 1), (2, 8): (0,), (2, 9): (0, 1), (2, 10): (0,), (2, 11): (0,), (2, 12): (0,),
+    (2, 6): (0,), (2, 7): (0, 1), (2, 8): (0,), (2, 9): (0, 1), (2, 10): (0,), (2, 11): (0,), (2, 12): (0, 1),
+    (2, 13): (0,), (2, 14): (0, 1), (2, 15): (0,),
 }
 # The Linux CUDA channels of download.pytorch.org the table knows. The SASS each one's wheels carry is
 # the GPU catalogue's (hardware.catalogue, each capability's `wheel_sass`: measured on 2.7.1+cu126,
 # 2.9.1+cu128 and 2.11.0+cu130, docs/domain.md section 4; the other channels follow their toolkit's
-# limits: no Blackwell before CUDA 12.8, no sm_50..sm_70 from CUDA 13 on). A plan made before anything
+# limits and PyTorch's published arch lists: no Blackwell before CUDA 12.8, no sm_50..sm_70 from CUDA 13 on;
+# cu132 and cu134 build the arch list of cu130). cu134 carries prereleases only (no release line lists it):
+# it is here so that a build an index labels cu134 is judged rather than refused. A plan made before anything
 # is installed; the installed wheel's real torch.cuda.get_arch_list() is what torch_cuda_check judges.
-WHEEL_CHANNELS = ("cu118", "cu124", "cu126", "cu128", "cu129", "cu130", "cu132")
+WHEEL_CHANNELS = ("cu118", "cu124", "cu126", "cu128", "cu129", "cu130", "cu132", "cu134")
 
 _CHANNEL = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
 
@@ -67,7 +76,8 @@ def parse_version(text, parse=versions.parse):
 def companion_versions(torch_version, parse=versions.parse):
     """{"torchvision": "0.26.0", "torchaudio": "2.11.0"} for torch "2.11.0+cu130".
 
-    A value is None where the table does not know it; None when torch's line is unknown.
+    A value is None where the table does not know it, "" where none is published for torch's line
+    ({"torchvision": "0.29.1", "torchaudio": ""} for 2.14.1); None when torch's line is unknown.
     """
     parsed = parse_version(torch_version, parse)
     line = parsed and COMPANION_LINES.get(parsed["release"][:2])
@@ -76,9 +86,14 @@ def companion_versions(torch_version, parse=versions.parse):
     patch = parsed["release"][2]
     vision, audio, _channels = line
     return {
-        "torchvision": "%s.%d" % (vision, patch),
-        "torchaudio": "%s.%d" % (audio, patch) if audio else None,
+        "torchvision": _companion_of_line(vision, patch),
+        "torchaudio": _companion_of_line(audio, patch),
     }
+
+
+def _companion_of_line(line, patch):
+    """"0.26", 1 -> "0.26.1"; "" (none published) and None (unknown) stay as they are."""
+    return "%s.%d" % (line, patch) if line else line
 
 
 def cuda_channels(torch_version, parse=versions.parse):
@@ -92,7 +107,7 @@ def companion_match(torch_version, package, installed_version, parse=versions.pa
     """Whether `package` (torchvision|torchaudio) at `installed_version` fits torch.
 
     Returns {"expected": version or None, "match": True|False|None (not installed, or a torch
-    line the table does not know), "reason": str}.
+    line the table does not know, or a companion none of which is published for torch's line), "reason": str}.
     """
     expected = (companion_versions(torch_version, parse) or {}).get(package)
     installed = parse_version(installed_version, parse)
@@ -102,6 +117,10 @@ def companion_match(torch_version, package, installed_version, parse=versions.pa
     if expected is None:
         return {"expected": None, "match": None,
                 "reason": "no %s version known for torch %s: check the package index" % (package, torch_version)}
+    if expected == "":
+        return {"expected": "", "match": None,
+                "reason": "no %s release of torch %d.%d's line is published: %s %s not judged"
+                          % ((package,) + torch_parsed["release"][:2] + (package, installed_version))}
     if installed["release"] != parse_version(expected, parse)["release"]:
         return {"expected": expected, "match": False,
                 "reason": "%s %s does not belong to torch %s (expected %s)"

@@ -23,7 +23,8 @@ REFUSALS = {
     "unknown-version": (
         {"pytorch_version": "2.5.1"},
         "torch 2.5.1 is not in the version matrix; known versions: 2.6.0, 2.7.0, 2.7.1, 2.8.0, 2.9.0, 2.9.1, 2.10.0, "
-        "2.11.0, 2.12.0 (set pytorch_version to one of them, or extend plugins/module_utils/planning/matrix.py)"),
+        "2.11.0, 2.12.0, 2.12.1, 2.13.0, 2.14.0, 2.14.1, 2.15.0 (set pytorch_version to one of them, or extend "
+        "plugins/module_utils/planning/matrix.py)"),
     "companion-from-another-line": (
         {"pytorch_torchvision_version": "0.23.0"},
         "pytorch_torchvision_version: torchvision 0.23.0 does not belong to torch 2.9.1+cu128 (expected 0.24.1); pip "

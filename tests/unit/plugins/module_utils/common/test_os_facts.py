@@ -6,8 +6,13 @@ import os
 import pwd
 
 import pytest
+import yaml
 
-from ansible_collections.blackwell.pytorch.plugins.module_utils.common import os_facts
+from ansible_collections.blackwell.pytorch.plugins.module_utils.common import os_facts, preflight
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+for _level in range(5):
+    ROOT = os.path.dirname(ROOT)
 
 DEBIAN_12 = '''PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
 NAME="Debian GNU/Linux"
@@ -40,6 +45,16 @@ ID_LIKE="fedora"
 VERSION_ID="9.5"
 '''
 ALMA_9 = 'NAME="AlmaLinux"\nID="almalinux"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.5"\n'
+UBUNTU_2204 = 'NAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\nID_LIKE=debian\nVERSION_CODENAME=jammy\n'
+UBUNTU_2604 = ('PRETTY_NAME="Ubuntu 26.04 LTS"\nNAME="Ubuntu"\nVERSION_ID="26.04"\nVERSION="26.04 LTS"\n'
+               'VERSION_CODENAME=resolute\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=resolute\n')
+DEBIAN_13 = 'NAME="Debian GNU/Linux"\nVERSION_ID="13"\nVERSION_CODENAME=trixie\nID=debian\n'
+RHEL_10 = ('NAME="Red Hat Enterprise Linux"\nID="rhel"\nID_LIKE="fedora"\nVERSION_ID="10.0"\n'
+           'PLATFORM_ID="platform:el10"\n')
+ROCKY_10 = ('NAME="Rocky Linux"\nID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="10.1"\n'
+            'PLATFORM_ID="platform:el10"\n')
+ALMA_10 = ('NAME="AlmaLinux"\nID="almalinux"\nID_LIKE="rhel centos fedora"\nVERSION_ID="10.0"\n'
+           'PLATFORM_ID="platform:el10"\n')
 DERIVATIVE = '# a derivative\nNAME="Tuxedo OS"\nID=tuxedo\nID_LIKE="ubuntu debian"\nVERSION_ID="24.04"\n'
 
 
@@ -50,6 +65,12 @@ DERIVATIVE = '# a derivative\nNAME="Tuxedo OS"\nID=tuxedo\nID_LIKE="ubuntu debia
     (ROCKY_9, "", ("Rocky", "9.4", "9", "RedHat")),
     (RHEL_9, "", ("RedHat", "9.5", "9", "RedHat")),
     (ALMA_9, "", ("AlmaLinux", "9.5", "9", "RedHat")),
+    (UBUNTU_2204, "bookworm/sid\n", ("Ubuntu", "22.04", "22", "Debian")),
+    (UBUNTU_2604, "forky/sid\n", ("Ubuntu", "26.04", "26", "Debian")),
+    (DEBIAN_13, "13.1\n", ("Debian", "13.1", "13", "Debian")),
+    (RHEL_10, "", ("RedHat", "10.0", "10", "RedHat")),
+    (ROCKY_10, "", ("Rocky", "10.1", "10", "RedHat")),
+    (ALMA_10, "", ("AlmaLinux", "10.0", "10", "RedHat")),
     (DERIVATIVE, "", ("Tuxedo OS", "24.04", "24", "Debian")),
     ("", "", ("OtherLinux", "", "", "OtherLinux")),
 ])
@@ -82,3 +103,20 @@ def test_host_facts_are_ansible_prefixed_with_the_python_and_user():
 def test_current_user_is_the_effective_one():
     user = os_facts.current_user()
     assert user == {"uid": os.geteuid(), "name": pwd.getpwuid(os.geteuid()).pw_name}
+
+
+@pytest.mark.parametrize("text, debian_version, label", [
+    (UBUNTU_2204, "", "Ubuntu 22.04"), (UBUNTU_2404, "", "Ubuntu 24.04"), (UBUNTU_2604, "", "Ubuntu 26.04"),
+    (DEBIAN_12, "12.7\n", "Debian 12"), (DEBIAN_13, "13.1\n", "Debian 13"),
+    (RHEL_9, "", "RedHat 9"), (ROCKY_9, "", "Rocky 9"), (ALMA_9, "", "AlmaLinux 9"),
+    (RHEL_10, "", "RedHat 10"), (ROCKY_10, "", "Rocky 10"), (ALMA_10, "", "AlmaLinux 10"),
+])
+def test_every_listed_system_is_labelled_as_preflight_supported_os_names_it(text, debian_version, label):
+    """Each system of the README's support table, supported or prepared: its label is the one the list would name
+    (Ubuntu 26.04 and EL 10 are prepared, not in the list yet: the preflight refuses them)."""
+    facts = os_facts.distribution_facts(text, debian_version)
+    assert preflight.os_label(facts["distribution"], facts["distribution_version"],
+                              facts["distribution_major_version"]) == label
+    with open(os.path.join(ROOT, "roles", "preflight", "defaults", "main.yml")) as handle:
+        supported = yaml.safe_load(handle)["preflight_supported_os"]
+    assert (label in supported) == (label not in ("Ubuntu 26.04", "RedHat 10", "Rocky 10", "AlmaLinux 10"))

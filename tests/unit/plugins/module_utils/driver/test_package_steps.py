@@ -62,6 +62,28 @@ def test_the_module_stream_enabled_or_to_enable():
         "dnf", "-y", "module", "switch-to", "nvidia-driver:590-open"]
 
 
+EL10_LOCKS = ("Last metadata expiration check: 0:01:02 ago.\n"
+              "nvidia-open-3:580.95.05-1.el10.*\n"
+              "kmod-nvidia-open-dkms-3:580.95.05-1.el10.*\n")
+
+
+@pytest.mark.parametrize("locks, pattern, locked", [
+    (EL10_LOCKS, "*nvidia*580*", True),
+    (EL10_LOCKS, "*nvidia*595*", False),
+    ("*nvidia*580*\n", "*nvidia*580*", True),  # a pattern listed as it is
+    ("cuda-toolkit-13-0-0:13.0.2-1.*\nnvidia-open-3:5800.1-1.el10.*\n", "*nvidia*580*", False),
+    ("", "*nvidia*580*", False),  # nothing locked yet, or no versionlock plugin
+    ("", "", True),  # no pattern: nothing to lock (EL 9, Debian)
+])
+def test_the_branch_lock_of_el10(locks, pattern, locked):
+    assert package_steps.branch_locked(locks, pattern) is locked
+
+
+def test_the_branch_lock_command():
+    assert package_steps.branch_lock_argv("*nvidia*580*") == ["dnf", "versionlock", "add", "*nvidia*580*"]
+    assert package_steps.branch_lock_argv("") == []
+
+
 def test_the_probe_is_the_os_familys():
     assert package_steps.probe_argv("apt")[:2] == ["dpkg-query", "-W"]
     assert package_steps.probe_argv("dnf") == ["rpm", "-qa", "--qf", "%{NAME}\t%{VERSION}-%{RELEASE}\tii\n", "nvidia-*",

@@ -74,7 +74,8 @@ def test_wheel_sass_of_each_channel():
     pre_blackwell = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
     assert [channel_sass(channel) for channel in WHEEL_CHANNELS] == [pre_blackwell] * 3 + [
         ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")] * 2 + [
-        ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")] * 2
+        ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")] * 3
+    assert WHEEL_CHANNELS[-3:] == ("cu130", "cu132", "cu134")
     assert channel_sass("cu140") == () and channel_sass("cpu") == ()
 
 

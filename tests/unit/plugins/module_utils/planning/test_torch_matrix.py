@@ -13,13 +13,16 @@ PARSERS = pytest.mark.parametrize("parse", [target_versions.parse, controller_ve
 @pytest.mark.parametrize("torch,vision,audio", [
     ("2.6.0", "0.21.0", "2.6.0"), ("2.7.0+cu128", "0.22.0", "2.7.0"), ("2.7.1+cu126", "0.22.1", "2.7.1"),
     ("2.8.0", "0.23.0", "2.8.0"), ("2.9.1+cu130", "0.24.1", "2.9.1"), ("2.10.0", "0.25.0", "2.10.0"),
-    ("2.11.0+cu130", "0.26.0", "2.11.0"), ("2.12.0+cu132", "0.27.0", None),
+    ("2.11.0+cu130", "0.26.0", "2.11.0"),
+    # torchaudio ends with 2.11; no torchvision of the 2.15 line is published (docs/domain.md section 4)
+    ("2.12.0+cu132", "0.27.0", ""), ("2.12.1", "0.27.1", ""), ("2.13.0+cu132", "0.28.0", ""),
+    ("2.14.0", "0.29.0", ""), ("2.14.1+cu130", "0.29.1", ""), ("2.15.0+cu132", "", ""),
 ])
 def test_companion_versions(torch, vision, audio):
     assert companion_versions(torch) == {"torchvision": vision, "torchaudio": audio}
 
 
-@pytest.mark.parametrize("torch", ["2.5.1+cu121", "2.13.0+cpu", "nightly", None])
+@pytest.mark.parametrize("torch", ["2.5.1+cu121", "2.16.0+cpu", "2.16.0.dev20261101+cu134", "nightly", None])
 def test_unknown_lines(torch):
     assert companion_versions(torch) is None
     assert cuda_channels(torch) == ()
@@ -28,6 +31,10 @@ def test_unknown_lines(torch):
 def test_cuda_channels():
     assert cuda_channels("2.11.0+cu130") == ("cu126", "cu128", "cu129", "cu130")
     assert cuda_channels("2.7.1") == ("cu118", "cu126", "cu128")
+    assert cuda_channels("2.12.1") == ("cu126", "cu130", "cu132")
+    assert cuda_channels("2.13.0") == cuda_channels("2.14.1+cu132") == ("cu126", "cu130", "cu132")
+    # 2.15 drops cu126; cu134 is a prerelease channel of no release line
+    assert cuda_channels("2.15.0+cu132") == ("cu130", "cu132")
 
 
 @pytest.mark.parametrize("text,release,public,channel", [
@@ -84,15 +91,28 @@ def test_other_channel_is_refused():
 def test_not_installed_and_unknown_line_are_not_judged():
     assert companion_match("2.11.0", "torchvision", None) == {
         "expected": "0.26.0", "match": None, "reason": "torchvision is not installed"}
-    assert companion_match("2.12.0+cu130", "torchaudio", "2.12.0") == {
+    assert companion_match("2.16.0+cu134", "torchaudio", "2.16.0") == {
         "expected": None, "match": None,
-        "reason": "no torchaudio version known for torch 2.12.0+cu130: check the package index"}
+        "reason": "no torchaudio version known for torch 2.16.0+cu134: check the package index"}
+
+
+def test_a_companion_none_of_whose_line_is_published_is_not_judged():
+    # torchaudio 2.11.x next to torch 2.15: none of torch's line exists to compare it with
+    assert companion_match("2.15.0+cu132", "torchaudio", "2.11.1") == {
+        "expected": "", "match": None,
+        "reason": "no torchaudio release of torch 2.15's line is published: torchaudio 2.11.1 not judged"}
+    assert companion_match("2.15.0", "torchvision", None) == {
+        "expected": "", "match": None, "reason": "torchvision is not installed"}
+    assert companion_match("2.14.1+cu132", "torchvision", "0.29.1+cu132")["match"] is True
 
 
 def test_known_versions_and_channels():
     from ansible_collections.blackwell.pytorch.plugins.module_utils.planning.matrix import (
         channel_cuda, channel_sass, known_versions)
-    assert known_versions()[:3] == ["2.6.0", "2.7.0", "2.7.1"] and known_versions()[-1] == "2.12.0"
+    assert known_versions()[:3] == ["2.6.0", "2.7.0", "2.7.1"] and known_versions()[-7:] == [
+        "2.11.0", "2.12.0", "2.12.1", "2.13.0", "2.14.0", "2.14.1", "2.15.0"]
     assert channel_cuda("cu128") == (12, 8) and channel_cuda("cu130") == (13, 0) and channel_cuda("cpu") is None
     assert "sm_120" in channel_sass("cu128") and "sm_120" not in channel_sass("cu126")
     assert channel_sass("rocm6.1") == ()
+    blackwell_era = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+    assert channel_cuda("cu134") == (13, 4) and channel_sass("cu132") == channel_sass("cu134") == blackwell_era

@@ -51,11 +51,17 @@ def test_channel_verdicts_cu126_on_blackwell():
         {"gpu": "GPU 1 (NVIDIA GeForce RTX 4090, sm_89)", "sm": "sm_89", "verdict": "native", "image": "sm_86"}]
 
 
-def test_default_is_newest_line_with_known_companions_and_driver_support():
-    # 2.12 has no known torchaudio: skipped; 2.11 cu130 needs CUDA 13.0, the driver has it.
+def test_default_is_newest_line_with_every_companion_and_driver_support():
+    # torchaudio ends with 2.11 and 2.15 has no torchvision yet: 2.12 to 2.15 are passed over, said once;
+    # 2.11 cu130 needs CUDA 13.0, the driver has it.
     choice = default_version([RTX5090], "13.0")
     assert (choice["version"], choice["channel"]) == ("2.11.0", "cu130")
-    assert "skipped 2.12 (no known torchaudio)" in choice["reason"]
+    assert choice["reason"] == ("torch 2.11.0+cu130: the newest line in the matrix whose channel has native kernels "
+                                "for sm_120 and whose CUDA 13.0 the driver (CUDA 13.0) supports")
+    assert choice["warnings"] == [
+        'passed over torch 2.15.0 (no torchvision, torchaudio), 2.14.1 (no torchaudio), 2.13.0 (no torchaudio), '
+        '2.12.1 (no torchaudio) in the matrix: planned torch 2.11.0, the newest with every companion of '
+        'pytorch_companions. To install 2.15.0 without them: make site ARGS="-e pytorch_version=2.15.0"']
 
 
 def test_default_respects_the_driver():
@@ -64,9 +70,25 @@ def test_default_respects_the_driver():
     assert "whose CUDA 12.8 the driver (CUDA 12.8) supports" in choice["reason"]
 
 
-def test_default_without_torchaudio_takes_2_12():
+def test_default_without_torchaudio_takes_2_14():
     choice = default_version([H100], "13.2", companions=["torchvision"])
-    assert (choice["version"], choice["channel"]) == ("2.12.0", "cu132")
+    assert (choice["version"], choice["channel"], choice["warnings"]) == ("2.14.1", "cu132", [
+        'passed over torch 2.15.0 (no torchvision) in the matrix: planned torch 2.14.1, the newest with every '
+        'companion of pytorch_companions. To install 2.15.0 without them: make site ARGS="-e pytorch_version=2.15.0"'])
+
+
+@pytest.mark.parametrize("driver,channel", [("13.2", "cu132"), ("13.0", "cu130"), (None, "cu132")])
+def test_default_torch_alone_is_2_15_on_the_channel_the_driver_supports(driver, channel):
+    choice = default_version([RTX5090], driver, companions=[])
+    assert (choice["version"], choice["channel"], choice["warnings"]) == ("2.15.0", channel, [])
+
+
+def test_default_on_a_12_8_driver_stays_on_2_11():
+    # no line after 2.11 has a CUDA 12 channel with Blackwell kernels (cu126 has none)
+    choice = default_version([RTX5090], "12.8", companions=[])
+    assert (choice["version"], choice["channel"]) == ("2.11.0", "cu128")
+    assert choice["reason"].endswith("; skipped 2.15 (no channel fits); 2.14 (no channel fits); 2.13 (no channel "
+                                     "fits); 2.12 (no channel fits)")
 
 
 def test_default_with_an_old_driver_fails_clearly():
@@ -174,9 +196,46 @@ def test_source_channel():
 
 
 def test_unknown_companion_version_needs_a_value():
-    assert "no torchaudio version is known for torch 2.12.0" in refusal(resolve_stack, version="2.12.0", gpus=[H100])
-    plan = resolve_stack(version="2.12.0", channel="cu130", torchaudio="2.12.0", gpus=[H100])
+    catalog = {"source": "index https://mirror.example/simple", "torch": {"2.12.0": {"cu130": "cu130"}},
+               "companions": {"2.12.0": {"torchvision": "0.27.0", "torchaudio": None}}}
+    assert refusal(resolve_stack, version="2.12.0", gpus=[H100], catalog=catalog) == (
+        "no torchaudio version is known for torch 2.12.0: check the package index and set "
+        "pytorch_torchaudio_version, or leave torchaudio out of pytorch_companions")
+    plan = resolve_stack(version="2.12.0", channel="cu130", torchaudio="2.12.0", gpus=[H100], catalog=catalog)
     assert plan["error"] is None and "torchaudio==2.12.0+cu130" in plan["pins"]
+
+
+def test_a_requested_torch_without_published_companions_is_installed_without_them():
+    plan = resolve_stack(version="2.15.0", gpus=[RTX5090], driver_cuda="13.2")
+    assert (plan["channel"], plan["pins"], plan["companions"]) == ("cu132", ["torch==2.15.0+cu132"], {})
+    assert plan["warnings"] == [
+        "torch 2.15.0 is installed without torchvision, torchaudio: version table (planning/matrix.py) has none for "
+        "it. Leave pytorch_version empty for the newest torch that has them, or set pytorch_companions: [] to "
+        "install torch alone"]
+    plan = resolve_stack(version="2.14", gpus=[RTX5090], driver_cuda="13.0")
+    assert (plan["torch"], plan["channel"], plan["pins"]) == (
+        "2.14.1", "cu130", ["torch==2.14.1+cu130", "torchvision==0.29.1+cu130"])
+    assert refusal(resolve_stack, version="2.15.0", torchvision="0.30.0", gpus=[RTX5090]) == (
+        "pytorch_torchvision_version 0.30.0: version table (planning/matrix.py) has no torchvision for torch 2.15.0. "
+        "Leave torchvision out of pytorch_companions")
+
+
+def test_blackwell_is_refused_on_channels_without_its_sass():
+    assert refusal(resolve_stack, version="2.14.1+cu126", gpus=[RTX5090], driver_cuda="13.2", companions=[]) == (
+        "channel cu126 has no kernels for GPU 0 (NVIDIA GeForce RTX 5090, sm_120): torch 2.14.1+cu126 wheels carry "
+        "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90. Nothing was installed. Use cu130 or cu132, or "
+        "pytorch_install_method: source")
+    assert refusal(resolve_stack, version="2.15.0+cu126", gpus=[RTX5090], companions=[]) == (
+        "torch 2.15.0 has no cu126 wheels; its Linux CUDA channels are cu130, cu132 (docs/domain.md section 4)")
+    assert refusal(resolve_stack, version="2.15.0+cu134", gpus=[RTX5090], companions=[]) == (
+        "torch 2.15.0 has no cu134 wheels; its Linux CUDA channels are cu130, cu132 (docs/domain.md section 4)")
+    plan = resolve_stack(version="2.15.0+cu132", gpus=[RTX5090, H100], driver_cuda="13.2", companions=[])
+    assert [item["verdict"] for item in plan["verdicts"]] == ["native", "native"]
+    assert plan["warnings"] == []
+    # PyPI's 2.15.0 is a CUDA 13.2 build: on a 13.0 driver it leans on minor-version compatibility, said
+    plan = resolve_stack(version="2.15.0+cu132", gpus=[RTX5090], driver_cuda="13.0", companions=[])
+    assert plan["warnings"] == ["channel cu132 is newer than the driver's CUDA 13.0: it relies on CUDA minor-version "
+                                "compatibility (no PTX of the newer minor)"]
 
 
 def test_bad_method_and_companion_names():
@@ -261,7 +320,7 @@ def test_version_without_channel_refused_with_builds_that_would_work():
     error = refusal(resolve_stack, version="2.6", gpus=[RTX5090], driver_cuda="13.0")
     assert error.startswith("torch 2.6.0 has no build in the matrix with native kernels for GPU 0 (NVIDIA GeForce "
                             "RTX 5090, sm_120) that driver CUDA 13.0 supports (its builds: cu118 (")
-    assert "Builds that would work: 2.12.0+cu130, 2.12.0+cu129, 2.11.0+cu130, 2.11.0+cu129; or pytorch_install_method: source" in error
+    assert "Builds that would work: 2.15.0+cu130, 2.14.1+cu130, 2.14.0+cu130, 2.13.0+cu130; or pytorch_install_method: source" in error
 
 
 def test_channel_from_a_pinned_companion_label():
@@ -289,4 +348,4 @@ def test_cpu_build_is_refused_for_gpus():
 def test_a_driver_too_old_for_every_working_build_is_named_as_the_cause():
     error = refusal(resolve_stack, version="2.7.1", gpus=[RTX5090], driver_cuda="12.6")
     assert ("Builds that would work: none that driver CUDA 12.6 supports (update the NVIDIA driver for "
-            "2.12.0+cu132, 2.12.0+cu130") in error
+            "2.15.0+cu132, 2.15.0+cu130, 2.14.1+cu132, 2.14.1+cu130)") in error
