@@ -13,6 +13,7 @@ from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi i
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.plan import (
     deb_arch, driver_problem, in_place, os_label, os_problem, preflight_plan)
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.repo_key import key_text, repo_key
+from openpgp_keys import ED_FPR, ED_KEY, ED_NAME
 
 NVRM = ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
         "(dvs-builder@U16-I3-B03-4-3)  Tue Sep 23 09:00:00 UTC 2025")
@@ -25,19 +26,6 @@ SPEC = "/etc/cdi/nvidia.yaml"
 NO_DRIVER = ("no NVIDIA driver is loaded (/proc/driver/nvidia/version is absent) and the nvidia_driver role did not "
              "run in this play: run it first (site.yml stages driver and containers), or set "
              "container_toolkit_require_driver: false (or blackwell_require_gpu: false) for an image build")
-# ed25519 primary, user id "Test Other Ed25519 <ed@example.invalid>" (made with GnuPG for tests/unit/.../test_openpgp.py)
-ED_KEY = """-----BEGIN PGP PUBLIC KEY BLOCK-----
-
-mDMEawIAqhYJKwYBBAHaRw8BAQdAj/E6Ydgl/IQ0QBe08NjwKwOZ+ttabJGUwCXY
-qa+U4Fu0J1Rlc3QgT3RoZXIgRWQyNTUxOSA8ZWRAZXhhbXBsZS5pbnZhbGlkPoiQ
-BBMWCAA4FiEEaY7juqYsimOaZEXhyXzW0iZY0Q0FAmsCAKoCGwMFCwkIBwIGFQoJ
-CAsCBBYCAwECHgECF4AACgkQyXzW0iZY0Q0sJwD/SABVsKhngybMKuHzjz22HtSR
-jMLNN8wYTGhM2JJaal4BANHdDLFajLdXbGq36C/r89ndTN2D1IFisaTlOSNcDA0E
-=07QS
------END PGP PUBLIC KEY BLOCK-----
-"""
-ED_FPR = "698EE3BAA62C8A639A6445E1C97CD6D22658D10D"
-ED_NAME = "Test Other Ed25519 <ed@example.invalid>"
 KEY_URL = "https://nvidia.github.io/libnvidia-container/gpgkey"
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver.openpgp import (
     OpenPGPError, check_key, dearmor, key_fingerprint, key_info, normalize_fingerprint, packets)
+from openpgp_keys import ED_FPR, ED_KEY
 
 # Armored public keys made with GnuPG 2.2.40 for these tests, with what
 # `gpg --show-keys --with-colons` says about them. Test data only.
@@ -49,18 +50,6 @@ KNPfwJiL5A2EDjrI22lY0lpHx3MHXhj5Ul/g/Q0WaJ2n
 RSA_FPR = "E03B268307B96903B1FEDEBE1352127A12AAF7AB"
 RSA_SUB_FPR = "CF4320553F8FA1EC99348FC213BD8C09F7FBD17F"
 
-# ed25519 primary, user id "Test Other Ed25519 <ed@example.invalid>"
-ED_KEY = """-----BEGIN PGP PUBLIC KEY BLOCK-----
-
-mDMEawIAqhYJKwYBBAHaRw8BAQdAj/E6Ydgl/IQ0QBe08NjwKwOZ+ttabJGUwCXY
-qa+U4Fu0J1Rlc3QgT3RoZXIgRWQyNTUxOSA8ZWRAZXhhbXBsZS5pbnZhbGlkPoiQ
-BBMWCAA4FiEEaY7juqYsimOaZEXhyXzW0iZY0Q0FAmsCAKoCGwMFCwkIBwIGFQoJ
-CAsCBBYCAwECHgECF4AACgkQyXzW0iZY0Q0sJwD/SABVsKhngybMKuHzjz22HtSR
-jMLNN8wYTGhM2JJaal4BANHdDLFajLdXbGq36C/r89ndTN2D1IFisaTlOSNcDA0E
-=07QS
------END PGP PUBLIC KEY BLOCK-----
-"""
-ED_FPR = "698EE3BAA62C8A639A6445E1C97CD6D22658D10D"
 
 EB69 = "EB69 3B30 35CD 5710 E231  E123 A4B4 6996 3BF8 63CC"  # NVIDIA's Debian/Ubuntu key (docs/domain.md)
 
