@@ -6,12 +6,12 @@ VENV := .venv
 TEST_VENV := .venv-test
 COLLECTIONS := .build/collections
 
-.PHONY: site setup collection test test-changed unit lint sanity test-release molecule release images clean help
+.PHONY: site setup collection test test-changed unit lint sanity test-release molecule core release images clean help
 
 help:
 	@echo "make site  [ARGS='-i inventories/lab ...']  provision + verify (default: this machine)"
-	@echo "make test                                  unit, lint, sanity, release and molecule layers"
-	@echo "make unit|lint|sanity|test-release|molecule one test layer"
+	@echo "make test                                  unit, lint, sanity, release, molecule and core layers"
+	@echo "make unit|lint|sanity|test-release|molecule|core one test layer (core: the newest ansible-core)"
 	@echo "make test-changed [BASE=ref]               the unit tests and molecule scenarios a change touches (default: since HEAD)"
 	@echo "make release VERSION=x.y.z                 bump galaxy.yml, write the changelog, build the tarball"
 
@@ -32,7 +32,7 @@ test-changed:
 	@PYTHON=$(PYTHON) tests/bin/bootstrap.sh
 	@$(TEST_VENV)/bin/python tests/bin/changed.py --run $(if $(BASE),--base "$(BASE)")
 
-unit lint sanity molecule:
+unit lint sanity molecule core:
 	@PYTHON=$(PYTHON) tests/bin/run-all.sh $@
 
 ## test-release: the release test layer (tests/bin/release.sh)
@@ -49,4 +49,4 @@ images:
 	@tests/fixtures/images/build.sh
 
 clean:
-	rm -rf .build $(VENV) $(TEST_VENV) tests/output
+	rm -rf .build $(VENV) $(TEST_VENV) .venv-core-newest tests/output

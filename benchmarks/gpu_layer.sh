@@ -6,12 +6,14 @@
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d .whl ansible-core==2.19.14 resolvelib==1.0.1 cryptography cffi pycparser jinja2 markupsafe pyyaml packaging
 #   (fleet_tools also: python3 -m pip download --no-deps -d .whl/tools "$(grep '^nvidia-ml-py==' requirements.txt)")
-# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [site_check] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout] [verdicts]
+# (WHEELS=.whl-mid runs it under another ansible-core of the window, downloaded the same way: 2.21.5 for the
+# machine's Python 3.12; the newest end, 2.22, needs Python 3.13.)
+# There (carry .whl):  bash benchmarks/gpu_layer.sh [site] [stages] [site_check] [site_full] [facts] [cuda_check] [pytorch_adopt] [driver_toolkit] [task_cost] [fleet] [fleet_tools] [module_cost] [rollout] [verdicts]
 #   (default: site facts cuda_check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 site=$(mktemp -d)
-python3 -m pip install -q --no-index --no-deps --target "$site" .whl/*.whl
+python3 -m pip install -q --no-index --no-deps --target "$site" "${WHEELS:-.whl}"/*.whl
 export PYTHONPATH="$site" PATH="$site/bin:$PATH"
 tree=$(mktemp -d)
 mkdir -p "$tree/ansible_collections/blackwell"
@@ -26,6 +28,26 @@ for part in "${parts[@]}"; do
     site)
       echo "=== ansible-playbook site.yml -i localhost, -c local ==="
       ansible-playbook site.yml -i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" ;;
+    stages)
+      # shellcheck disable=SC1091 # the machine's os-release
+      echo "=== $(. /etc/os-release; echo "$PRETTY_NAME"), $(ansible --version | head -n 1): preflight, tools, driver and toolkit in check mode; pytorch and verify for real ==="
+      root=$(mktemp -d)
+      # shellcheck disable=SC2054 # "localhost," is ansible's inline inventory
+      common=(-i localhost, -c local -e ansible_python_interpreter="$(command -v python3)" -e pytorch_adopt_path=/opt/torch/.venv
+              -e pytorch_root="$root/pytorch" -e pytorch_profile_path="$root/pytorch.sh" -e verify_results_dir="$root/results"
+              -e fleet_report_dir="$root/reports")
+      for run in "check --check --diff -e blackwell_site_stages=driver,toolkit" "real -e blackwell_site_stages=pytorch,verify" \
+                 "again -e blackwell_site_stages=pytorch,verify"; do
+        read -r name args <<< "$run"
+        rc=0; t0=$(date +%s%N)
+        # shellcheck disable=SC2086 # the run's options, split on purpose
+        ansible-playbook site.yml "${common[@]}" $args > "$root/$name.log" 2>&1 || rc=$?
+        echo "--- $name ($args): rc $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms; tasks that changed (would change in check mode):"
+        grep -B1 '^changed:' "$root/$name.log" | grep '^TASK' | sed 's/ \*\**$//' || true
+        sed -n '/Summary of this host/,/^$/p' "$root/$name.log"
+        sed -n '/PLAY RECAP/,$p' "$root/$name.log" | head -n 3
+        [ "$rc" = 0 ] || tail -n 40 "$root/$name.log"
+      done ;;
     site_check)
       echo "=== site.yml --check --diff on this host, every default stage, no stack under the root (what a run would change) ==="
       root=$(mktemp -d)

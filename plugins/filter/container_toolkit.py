@@ -41,18 +41,20 @@ def container_toolkit_runtimes(asked, present=None, active=None):
                                  as_list(active, "active", name))
 
 
-def container_toolkit_config_changed(proposed, current="", runtime="docker"):
-    """Whether nvidia-ctk's dry run changes the runtime's configuration file."""
-    return call("container_toolkit_config_changed", runtimes.config_changed, text(runtime), text(current), text(proposed))
+def container_toolkit_config_changed(proposed, current="", runtime="docker", drop_in=""):
+    """Whether nvidia-ctk's dry run changes the runtime's configuration file (and containerd's drop-in file)."""
+    return call("container_toolkit_config_changed", runtimes.config_changed, text(runtime), text(current), text(proposed),
+                text(drop_in))
 
 
 def container_toolkit_cdi_plan(driver_version, gpus=None, recorded="", spec_exists=False, toolkit_version="",
-                               args=None, spec="", installed_driver=""):
+                               args=None, spec="", installed_driver="", management=False, management_exists=False):
     """generate / regenerate / keep / defer the CDI spec, with the reason and the fingerprint to record."""
     name = "container_toolkit_cdi_plan"
     return cdi.cdi_plan(text(driver_version), [text(g) for g in as_list(gpus, "gpus", name)], text(recorded),
                         as_bool(spec_exists, "spec_exists", name), text(toolkit_version),
-                        [text(a) for a in as_list(args, "args", name)], text(spec), text(installed_driver))
+                        [text(a) for a in as_list(args, "args", name)], text(spec), text(installed_driver),
+                        as_bool(management, "management", name), as_bool(management_exists, "management_exists", name))
 
 
 def _fingerprints(value, name):
@@ -65,7 +67,8 @@ _PLAN_TEXT = ("version", "repo_url", "key_url", "key_content", "proxy", "spec", 
 
 
 def container_toolkit_plan(probe_text, settings=None):
-    """The role's preflight decision over its probe's output: refusals, runtimes, toolkit in place, CDI spec."""
+    """The role's preflight decision over its probe's output: refusals, runtimes, toolkit in place, CDI spec (and, given
+    the check's output after generation, the check of the specs)."""
     name = "container_toolkit_plan"
     given = as_dict(settings, "settings", name)
     status = given.get("driver_status")
@@ -84,7 +87,11 @@ def container_toolkit_plan(probe_text, settings=None):
         packages=[text(item) for item in as_list(given.get("packages"), "packages", name)],
         fingerprints=_fingerprints(given.get("fingerprints"), name),
         cdi_args=[text(item) for item in as_list(given.get("cdi_args"), "cdi_args", name)],
-        check_mode=as_bool(given.get("check_mode", False), "check_mode", name))
+        check_mode=as_bool(given.get("check_mode", False), "check_mode", name),
+        management=as_bool(given.get("management", False), "management", name),
+        cdi_check=None if given.get("cdi_check") is None else text(given.get("cdi_check")),
+        check_preview=as_bool(given.get("check_preview", False), "check_preview", name),
+        check_ignore_dirs=[text(item) for item in as_list(given.get("check_ignore_dirs"), "check_ignore_dirs", name)])
     return call(name, plan.preflight_plan, text(probe_text), typed)
 
 

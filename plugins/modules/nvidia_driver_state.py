@@ -175,6 +175,13 @@ support_packages:
   type: list
   elements: str
   sample: [linux-headers-6.8.0-50-generic, linux-headers-generic, dkms]
+branch_warnings:
+  description: "What is worth a word about the branch the inputs let through (also shown as warnings): one the
+    collection's branch catalogue does not list, one past its end of support."
+  returned: when the inputs pass (the host was read)
+  type: list
+  elements: str
+  sample: []
 commands:
   description: What the role runs on this OS family when it changes the host.
   returned: when the inputs pass (the host was read)
@@ -183,7 +190,12 @@ commands:
     probe_argv: {description: "The installed driver packages' probe (O(probe_argv) when given).", type: list, elements: str}
     initramfs_tool: {description: "The initramfs tool (C(update-initramfs), C(dracut)); nothing is rebuilt without it.", type: str}
     initramfs_argv: {description: The initramfs rebuild., type: list, elements: str}
-    module_stream: {description: "RHEL's module stream of the branch and flavor (C(nvidia-driver:580-open)).", type: str}
+    module_stream: {description: "RHEL 8/9's module stream of the branch and flavor (C(nvidia-driver:580-open)); empty on
+      EL 10, which has none.", type: str}
+    branch_lock: {description: "EL 10's versionlock pattern that keeps dnf on the branch (C(*nvidia*580*)); empty
+      elsewhere.", type: str}
+    branch_locked: {description: "Whether C(dnf versionlock list) already keeps dnf on the branch (true without
+      RV(commands.branch_lock)).", type: bool}
     rpm_package: {description: "RHEL's driver package (C(nvidia-open), C(cuda-drivers) for proprietary).", type: str}
 """
 
@@ -207,6 +219,8 @@ def main():
         result = answer(want, runner(module.get_bin_path, module.run_command))
     except StateCallError as exc:
         module.fail_json(msg=str(exc))
+    for text in result.get("branch_warnings") or []:
+        module.warn(text)
     module.exit_json(changed=False, **result)
 
 

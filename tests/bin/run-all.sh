@@ -9,9 +9,9 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 layers=("$@")
-[ ${#layers[@]} -gt 0 ] || layers=(unit lint sanity release molecule)
+[ ${#layers[@]} -gt 0 ] || layers=(unit lint sanity release molecule core)
 for layer in "${layers[@]}"; do
-  case $layer in unit|lint|sanity|release|molecule) ;; *) echo "run-all.sh: unknown layer $layer" >&2; exit 2 ;; esac
+  case $layer in unit|lint|sanity|release|molecule|core) ;; *) echo "run-all.sh: unknown layer $layer" >&2; exit 2 ;; esac
 done
 want() { [[ " ${layers[*]} " == *" $1 "* ]]; }
 
@@ -21,7 +21,7 @@ boot=$(( $(date +%s) - start ))
 
 # Jobs start in this order as slots free up, the longest first (times of a full run on 2 cores); a
 # scenario not named here starts after the named ones.
-order=(targets-python molecule-prep unit molecule-rollout molecule-driver_toolkit molecule-pytorch sanity molecule-airgap
+order=(targets-python molecule-prep core-newest unit molecule-rollout molecule-driver_toolkit molecule-pytorch sanity molecule-airgap
        molecule-pytorch_source molecule-container_toolkit molecule-verify lint molecule-site
        molecule-preflight release molecule-default)
 declare -A line
@@ -51,6 +51,14 @@ if want molecule; then
     [ -d "extensions/molecule/$s" ] || { echo "run-all.sh: no scenario extensions/molecule/$s" >&2; exit 2; }
     line[molecule-$s]="molecule-$s"$'\tmolecule-prep\t'"tests/bin/molecule-scenario.sh $s"
   done
+fi
+# The ansible-core matrix: the layers above run under the window's oldest end (requirements.txt); this job runs
+# the real plays and one scenario under its newest (tests/bin/core-newest.sh).
+if want core; then
+  line[core-newest]=$'core-newest\ttorch-cpu,molecule-prep\ttests/bin/core-newest.sh'
+  line[torch-cpu]=$'torch-cpu\t-\ttests/bin/torch-venv.sh'
+  line[collection]=$'collection\t-\tscripts/install-collection.sh .venv-test .build/collections'
+  line[molecule-prep]=$'molecule-prep\tcollection\ttests/bin/molecule-prep.sh'
 fi
 jobs=.build/jobs.tsv
 : > "$jobs"

@@ -43,7 +43,7 @@ class ModuleFail(Exception):
 
 @contextlib.contextmanager
 def module_args(args):
-    """Feed `args` to AnsibleModule the way the executor does (ansible-core 2.17 to 2.21)."""
+    """Feed `args` to AnsibleModule the way the executor does (ansible-core 2.19 to 2.22)."""
     from ansible.module_utils import basic
     from ansible.module_utils.common.text.converters import to_bytes
     saved = {name: getattr(basic, name) for name in ("_ANSIBLE_ARGS", "_ANSIBLE_PROFILE")

@@ -16,14 +16,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 FIELDS = (("driver", "driver"), ("gpus", "GPUs"), ("toolkit", "toolkit"), ("args", "generate options"),
-          ("spec", "spec path"))
+          ("spec", "spec path"), ("management", "management spec"))
+# Fields a record written before they existed may lack, and the value that means the same.
+OPTIONAL = {"management": False}
 
 
 def fingerprint(driver_version: str, gpus: Sequence[str], toolkit_version: str, args: Sequence[str],
-                spec: str) -> dict[str, Any]:
-    """What a spec is generated from, as a dict (the record is its JSON)."""
+                spec: str, management: bool = False) -> dict[str, Any]:
+    """What a spec is generated from, as a dict (the record is its JSON); management: the management spec too."""
     return {"driver": str(driver_version or ""), "gpus": sorted(str(g) for g in gpus or ()),
-            "toolkit": str(toolkit_version or ""), "args": [str(a) for a in args or ()], "spec": str(spec or "")}
+            "toolkit": str(toolkit_version or ""), "args": [str(a) for a in args or ()], "spec": str(spec or ""),
+            "management": bool(management)}
 
 
 def record_text(wanted: Mapping[str, Any]) -> str:
@@ -37,12 +40,14 @@ def read_record(text: str) -> dict[str, Any] | None:
         value = json.loads(text or "")
     except ValueError:
         return None
-    if not isinstance(value, dict) or not all(key in value for key, _label in FIELDS):
+    if not isinstance(value, dict) or not all(key in value or key in OPTIONAL for key, _label in FIELDS):
         return None
-    return value
+    return dict(OPTIONAL, **value)
 
 
 def _show(value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "none"
     return str(value) or "none"
@@ -50,14 +55,15 @@ def _show(value):
 
 def cdi_plan(driver_version: str, gpus: Sequence[str] = (), recorded: str | None = "", spec_exists: bool = False,
              toolkit_version: str = "", args: Sequence[str] = (), spec: str = "",
-             installed_driver: str = "") -> dict[str, Any]:
+             installed_driver: str = "", management: bool = False, management_exists: bool = False) -> dict[str, Any]:
     """The decision: {action, reason, fingerprint, record}.
 
     action: "generate" (no spec yet), "regenerate" (the spec was made from something else, or
-    nothing was recorded), "keep" (the record matches) or "defer" (no driver loaded, or the driver
-    installed in this play is not the one loaded yet: a spec made now would be stale at once).
+    nothing was recorded, or the management spec asked for is missing), "keep" (the record matches) or "defer" (no
+    driver loaded, or the driver installed in this play is not the one loaded yet: a spec made now would be stale
+    at once). management: the management spec is generated with the spec (management_exists: it is there).
     """
-    wanted = fingerprint(driver_version, gpus, toolkit_version, args, spec)
+    wanted = fingerprint(driver_version, gpus, toolkit_version, args, spec, management)
     result = {"fingerprint": wanted, "record": record_text(wanted)}
     if not driver_version:
         result.update(action="defer", reason=(
@@ -82,6 +88,9 @@ def cdi_plan(driver_version: str, gpus: Sequence[str] = (), recorded: str | None
                for key, label in FIELDS if old[key] != wanted[key]]
     if changes:
         result.update(action="regenerate", reason="%s is stale: %s" % (spec, "; ".join(changes)))
+    elif management and not management_exists:
+        result.update(action="regenerate", reason="%s matches driver %s but the management spec is missing" % (
+            spec, driver_version))
     else:
         result.update(action="keep", reason="%s matches driver %s and the GPUs %s" % (
             spec, driver_version, _show(wanted["gpus"])))

@@ -14,9 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi import cdi_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi_compat import SPEC_DIRS, cdi_check, spec_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.inputs import input_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.probe import read_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.runtimes import runtime_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.toolkit import (
+    CDI_REFRESH_SPEC, CDI_REFRESH_UNITS, MANAGEMENT_ARGS, MANAGEMENT_SPEC_NAME, behaviour)
 
 # uname -m -> dpkg's architecture (NVIDIA's repository: <base>/stable/deb/<arch>/).
 DEB_ARCHES = {"x86_64": "amd64", "aarch64": "arm64"}
@@ -61,14 +64,24 @@ def in_place(packages: Mapping[str, Mapping[str, Any]], names: Sequence[str], ve
 
 
 def preflight_plan(probe_text: str, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The preflight's answer: {ok, problems, state, driver, runtimes, in_place, ctk_usable, hold, cdi, msg}.
+    """The preflight's answer: {ok, problems, state, driver, runtimes, in_place, ctk_usable, hold, toolkit, dry_run,
+    cdi_spec_plan, cdi_args, management_spec, management_args, refresh_spec, refresh_units, check_dirs, cdi, check,
+    msg}.
 
     settings: os (blackwell_preflight.os), supported_os, require_driver, driver_status (nvidia_driver_status, None
     when the driver stage did not run in this play; reboot_required a bool), runtimes (asked), packages, version,
-    repo_url, key_url, key_content, fingerprints, proxy, spec, cdi_args, driver_root, check_mode. problems: the OS's,
+    repo_url, key_url, key_content, fingerprints, proxy, spec, cdi_args, management (the management spec too; default
+    false), driver_root, check_mode; after generation cdi_check (the check's output, see cdi_compat.read_check),
+    check_preview (a check run that regenerates: the versions and the management spec are not checked) and
+    check_ignore_dirs. problems: the OS's,
     the driver's, the inputs' (inputs.py), the runtimes'. ctk_usable: nvidia-ctk is there, or will be (not in a check
-    run that would install it). hold: the packages not held yet. cdi: cdi.cdi_plan, the driver installed in this
-    play counting only while its reboot is pending.
+    run that would install it). hold: the packages not held yet. toolkit: toolkit.behaviour of the version. dry_run:
+    per runtime configured, its file and the drop-in file the toolkit writes ("": none). cdi_spec_plan:
+    cdi_compat.spec_plan over the engines chosen; cdi_args: the generate options (those asked, then those that
+    keep the spec readable); management_args: the options of the management spec's generate. refresh_spec: the spec
+    nvidia-cdi-refresh writes, to remove ("" when the toolkit has no such unit or it is the role's own spec);
+    refresh_units: its units, to turn off. check_dirs: the CDI directories the check lists. cdi: cdi.cdi_plan, the driver installed in this play counting only
+    while its reboot is pending. check: cdi_compat.cdi_check over cdi_check (None without it).
     """
     state = read_probe(probe_text)
     version = settings["version"]
@@ -84,11 +97,37 @@ def preflight_plan(probe_text: str, settings: Mapping[str, Any]) -> dict[str, An
     problems += runtimes["problems"]
     placed = in_place(state["packages"], settings["packages"], version)
     installed_driver = str((status or {}).get("version") or "") if (status or {}).get("reboot_required") else ""
+    toolkit = behaviour(version)
+    chosen = runtimes["configure"] + runtimes["cdi_only"]
+    compat = spec_plan(toolkit, state["engines"], chosen)
+    cdi_args = list(settings["cdi_args"]) + [arg for arg in compat["args"] if arg not in settings["cdi_args"]]
+    management = bool(settings.get("management", False))
+    spec_dir = settings["spec"].rsplit("/", 1)[0] or "/"
+    dry_run = dict((name, {"config": path, "drop_in": toolkit["containerd_drop_in"] if name == "containerd" else ""})
+                   for name, path in runtimes["paths"].items())
     cdi = cdi_plan(state["driver_version"] or "", state["gpus"], state["recorded"], state["spec_exists"], version,
-                   settings["cdi_args"], settings["spec"], installed_driver)
+                   cdi_args, settings["spec"], installed_driver, management, state["management_exists"])
     msg = "toolkit %s (%s); %s; CDI spec: %s (%s)" % (
-        version, "in place" if placed else "to install", runtimes["msg"], cdi["action"], cdi["reason"])
+        version, "in place" if placed else "to install", runtimes["msg"], cdi["action"], cdi["reason"]) + "".join(
+        "; " + note for note in compat["notes"])
     return {"ok": not problems, "problems": problems, "state": state, "driver": state["driver_version"] or "",
             "runtimes": runtimes, "in_place": placed, "ctk_usable": placed or not settings["check_mode"],
             "hold": [name for name in settings["packages"] if not state["packages"].get(name, {}).get("held")],
-            "cdi": cdi, "msg": msg}
+            "toolkit": toolkit, "dry_run": dry_run, "cdi_spec_plan": compat, "cdi_args": cdi_args,
+            "management_spec": "%s/%s" % (spec_dir.rstrip("/"), MANAGEMENT_SPEC_NAME),
+            "management_args": list(MANAGEMENT_ARGS) + compat["args"],
+            "refresh_spec": CDI_REFRESH_SPEC if toolkit["cdi_refresh"] and settings["spec"] != CDI_REFRESH_SPEC else "",
+            "refresh_units": list(CDI_REFRESH_UNITS) if toolkit["cdi_refresh"] else [],
+            "check_dirs": list(SPEC_DIRS) + ([spec_dir] if spec_dir not in SPEC_DIRS else []),
+            "cdi": cdi, "check": _check(settings, compat, "%s/%s" % (spec_dir.rstrip("/"), MANAGEMENT_SPEC_NAME)),
+            "msg": msg}
+
+
+def _check(settings: Mapping[str, Any], compat: Mapping[str, Any], management_spec: str) -> dict[str, Any] | None:
+    """The check of the specs after generation (settings cdi_check), None when it was not given."""
+    if settings.get("cdi_check") is None:
+        return None
+    preview = bool(settings.get("check_preview", False))
+    return cdi_check(settings["cdi_check"], settings["spec"], [] if preview else compat["limits"],
+                     management_spec if settings.get("management") and not preview else "",
+                     settings.get("check_ignore_dirs") or ())

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which container runtimes the container_toolkit role configures, and whether a configuration changes.
 
-docker and containerd get the nvidia runtime through `nvidia-ctk runtime configure`; podman
+docker and containerd get the nvidia runtime through `nvidia-ctk runtime configure` (containerd's settings in a
+drop-in file from toolkit 1.18.0, the top-level file importing it); podman
 reads the CDI spec itself and needs no configuration. A runtime asked for that is unknown or not
 installed is refused before any change; none asked for: every supported one found on the host.
 No Ansible import.
@@ -11,6 +12,7 @@ No Ansible import.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -51,17 +53,46 @@ def runtime_plan(asked: Sequence[str] = (), present: Collection[str] = (),
             "paths": dict((name, RUNTIMES[name]) for name in configure), "msg": msg}
 
 
-def config_changed(runtime: str, current: str | None, proposed: str) -> bool:
-    """Whether writing `proposed` (nvidia-ctk's dry run) changes the runtime's configuration `current`.
+# nvidia-ctk logs to stderr (logrus text: `time="..." level=info msg="..."`); the role runs the dry run with 2>&1.
+_LOG = re.compile(r'^(?:time="[^"]*" )?level=(\w+) msg="(.*)"\s*$')
+# From 1.18.0 a containerd dry run prints the drop-in, then the top-level file, each after one of these log lines
+# (pkg/config/engine/containerd/config_drop_in.go, ConfigWithDropIn.Save).
+DROP_IN_MARK, TOP_LEVEL_MARK = "Drop-in config:", "Top-level config:"
+
+
+def split_dry_run(text: str) -> dict[str, Any]:
+    """nvidia-ctk's dry run (stdout and stderr together) -> {top_level, drop_in}: the log lines left out; drop_in is
+    None when the output has no drop-in part (docker, toolkit before 1.18.0, a containerd version 1 file)."""
+    parts = {"before": [], "drop_in": [], "top_level": []}
+    part, marked = "before", False
+    for line in (text or "").splitlines():
+        log = _LOG.match(line)
+        if log:
+            if log.group(2) == DROP_IN_MARK:
+                part, marked = "drop_in", True
+            elif log.group(2) == TOP_LEVEL_MARK:
+                part = "top_level"
+            continue
+        parts[part].append(line)
+    if not marked:
+        return {"top_level": "\n".join(parts["before"] + parts["top_level"]), "drop_in": None}
+    return {"top_level": "\n".join(parts["top_level"]), "drop_in": "\n".join(parts["drop_in"])}
+
+
+def config_changed(runtime: str, current: str | None, proposed: str, drop_in: str | None = None) -> bool:
+    """Whether writing `proposed` (nvidia-ctk's dry run, log lines allowed) changes the runtime's configuration
+    `current` (and its drop-in file `drop_in`, from 1.18.0).
 
     docker's daemon.json is compared as JSON (key order and indentation do not count; a missing
-    or empty file is {}); containerd's TOML as text, lines without trailing blanks and blank lines.
+    or empty file is {}); containerd's TOML as text, lines without trailing blanks and blank lines: the drop-in part
+    of the dry run against `drop_in`, the top-level part (with its `imports`) against `current`.
     """
     if runtime not in RUNTIMES or not RUNTIMES[runtime]:
         raise ValueError("no configuration file for runtime %r (supported: docker, containerd)" % (runtime,))
+    parts = split_dry_run(proposed)
     if runtime == "docker":
         try:
-            proposed_value = json.loads(proposed or "{}")
+            proposed_value = json.loads(parts["top_level"] or "{}")
         except ValueError as err:
             raise ValueError("nvidia-ctk's dry run for docker printed no JSON: %s" % err)
         try:
@@ -72,4 +103,6 @@ def config_changed(runtime: str, current: str | None, proposed: str) -> bool:
 
     def lines(text):
         return [line.rstrip() for line in (text or "").splitlines() if line.strip()]
-    return lines(current) != lines(proposed)
+    if parts["drop_in"] is not None and lines(parts["drop_in"]) != lines(drop_in):
+        return True
+    return lines(current) != lines(parts["top_level"])

@@ -15,13 +15,14 @@ from __future__ import annotations
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common import versions
 from ansible_collections.blackwell.pytorch.plugins.module_utils.common.preflight import numbered
 from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import managed_files, openpgp, plan as driver_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, os_layout, policy, refusals
+from ansible_collections.blackwell.pytorch.plugins.module_utils.driver import headers_check, os_layout, package_steps, policy, refusals
 
 # The changes a run can make, in the order the role makes them (names in `changes`).
 REPO_KEY = "repository key"
 REPO_SOURCE = "repository source"
 REPO_PROXY = "repository proxy"
 SUPPORT = "kernel headers and DKMS"
+BRANCH_LOCK = "driver branch versionlock"
 PACKAGES = "driver packages"
 HOLDS = "package holds"
 UU = "unattended-upgrades blacklist"
@@ -148,6 +149,18 @@ def _load_changes(want, plan, installed, parse):
     return changes, load
 
 
+def commands_of(want, plan, found):
+    """os_layout.commands for the OS the preflight read (EL 10: no module stream, the branch's versionlock pattern)
+    and `branch_locked`: whether `dnf versionlock list` (found's locks_text) already keeps dnf on the branch (True
+    where there is no pattern to lock)."""
+    pre = _preflight(want)
+    family = (pre.get("os") or {}).get("family", "Debian")
+    found_commands = os_layout.commands(family, str(want.get("branch", "580")), plan.get("flavor"), pre.get("os"))
+    found_commands["branch_locked"] = package_steps.branch_locked(found.get("locks_text") or "",
+                                                                  found_commands["branch_lock"])
+    return found_commands
+
+
 def changes_of(want, found, plan, parse=versions.parse):
     """The named changes a run would make to a host the role manages the driver of (action manage)."""
     family = (_preflight(want).get("os") or {}).get("family", "Debian")
@@ -157,6 +170,8 @@ def changes_of(want, found, plan, parse=versions.parse):
     have = set(p["name"] for p in policy.parse_package_lines(found.get("support_text") or ""))
     if any(name not in have for name in support_packages(want)):
         changes.append(SUPPORT)
+    if not commands_of(want, plan, found)["branch_locked"]:
+        changes.append(BRANCH_LOCK)
     if not plan.get("in_place"):
         changes.append(PACKAGES)
     if _unheld(want, found, installed, family):
@@ -198,7 +213,8 @@ def decide(want, found, parse=versions.parse):
     found: host_probe.read_host's result.
     Converged: nothing would change and the loaded driver is the wanted one, or the role does not
     manage the driver (adopt, check). A refused host is never converged. support_packages: the kernel headers
-    and DKMS packages the change path installs; commands: what it runs on this OS (os_layout.commands).
+    and DKMS packages the change path installs; commands: what it runs on this OS (commands_of: os_layout.commands
+    for the OS the preflight read, with branch_locked).
     """
     plan = plan_of(want, found.get("packages_text"), parse)
     refused = refusals_of(want, found, plan)
@@ -213,4 +229,4 @@ def decide(want, found, parse=versions.parse):
             "msg": numbered(want.get("host") or "this host", refused) if refused else plan.get("msg"),
             "plan": plan, "installed": installed, "changes": changes, "converged": not refused and not changes,
             "files": files, "status": status_of(want, plan), "support_packages": support_packages(want),
-            "commands": os_layout.commands(family, str(want.get("branch", "580")), plan.get("flavor"))}
+            "commands": commands_of(want, plan, found)}

@@ -68,7 +68,8 @@ def refused(messages, host="this host"):
 
 
 def answer(want, run):
-    """driver.state.decide's result for `want` (want_of of the validated options), commands.probe_argv added; the
+    """driver.state.decide's result for `want` (want_of of the validated options), commands.probe_argv and
+    branch_warnings (inputs.branch_warnings: a branch not in the catalogue, one past its end of support) added; the
     inputs' own refusals (refused()) without reading the host. Raises StateCallError with the host named."""
     try:
         messages = input_refusals(want)
@@ -76,7 +77,8 @@ def answer(want, run):
         raise StateCallError("%s: %s" % (want["host"], exc))
     if messages:
         return refused(messages, want["host"])
-    family = ((want["preflight"].get("os") or {}).get("family")) or "Debian"
+    os_info = want["preflight"].get("os") or {}
+    family = os_info.get("family") or "Debian"  # the versionlocks are read for the holds and EL 10's branch lock
     repo = want["repo"]
     probe = want["probe_argv"] or os_layout.probe_argv(family)
     managed = state.files_of(want, {"names": []}, family)
@@ -87,7 +89,8 @@ def answer(want, run):
     try:
         found = host_probe.read_host(run, family, probe, state.support_packages(want), paths,
                                      [want["mok_key"], want["mok_cert"]], repo.get("url", "") if repo["configure"] else "",
-                                     want["hold"], read_units=bool(want["persistenced"]))
+                                     want["hold"] or not os_layout.has_module_streams(dict(os_info, family=family)),
+                                     read_units=bool(want["persistenced"]))
     except (host_probe.ProbeError, OSError) as exc:
         raise StateCallError("could not read the driver state on %s: %s" % (want["host"], exc))
     try:
@@ -95,4 +98,5 @@ def answer(want, run):
     except ValueError as exc:
         raise StateCallError("%s: %s" % (want["host"], exc))
     result["commands"]["probe_argv"] = probe
+    result["branch_warnings"] = inputs.branch_warnings(want["branch"])
     return result

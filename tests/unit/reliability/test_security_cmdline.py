@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import os
+import tempfile
 import threading
 import time
 
@@ -83,6 +84,11 @@ def test_no_password_is_on_any_command_line_while_the_install_runs(installer, in
     args = stack_args(tmp_path / "pytorch", "", installer, run_id="s14", pip_args=[
         "--index-url", "http://iuser:%s@index.lab/whl/cu128" % INDEX_PASSWORD, "--trusted-host", "index.lab",
         "--proxy", proxy, "--only-binary", "torch", "torch==2.9.1+cu128"])
+    # the private directory of the index's credentials goes in a temporary directory of this test's own (other
+    # test runs on the machine make theirs in /tmp at the same time)
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     watch, seen_lines = _watcher()
     with watch:
         status, result = run_module_once(pytorch_stack, args)
@@ -90,6 +96,8 @@ def test_no_password_is_on_any_command_line_while_the_install_runs(installer, in
     installers = [line for line in seen_lines if (" pip install " in line or "uv pip install" in line)
                   and "torch==2.9.1+cu128" in line]
     assert installers, "the installer's command line was never read while it ran"  # the watch saw the install
+    if installer == "pip":  # pip reads the index's URL from a private file (uv from its environment)
+        assert all(" --requirement %s/blackwell-pytorch-" % private_tmp in line for line in installers)
     leaked = [line for line in seen_lines if INDEX_PASSWORD in line or PROXY_PASSWORD in line]
     assert leaked == []
     # it still authenticated: every request came through the proxy with its credentials; what was served was
@@ -98,5 +106,4 @@ def test_no_password_is_on_any_command_line_while_the_install_runs(installer, in
     assert [status for _path, status in server.refused if status != 401] == []
     assert set(path for path, _status in server.refused) <= set(server.proxied)
     assert any(url.startswith("http://index.lab/files/torch-2.9.1") for url in server.proxied)
-    assert not [name for name in os.listdir("/tmp") if name.startswith("blackwell-pytorch-")
-                and os.path.exists(os.path.join("/tmp", name, "indexes.txt"))]  # the private file went with its call
+    assert os.listdir(str(private_tmp)) == []  # the private file went with its call, its directory too

@@ -65,7 +65,8 @@ def test_a_role_task_file_selects_the_scenarios_running_the_role_and_the_tests_r
 
 def test_fixtures_select_the_scenarios_that_build_or_name_them(repo):
     assert repo.scenarios_for(["tests/fixtures/torch_source/make_tree.py"]) == ["pytorch_source"]
-    assert repo.scenarios_for(["tests/fixtures/apt_repo/build.sh"]) == ["airgap", "container_toolkit", "driver_toolkit"]
+    assert repo.scenarios_for(["tests/fixtures/apt_repo/build.sh"]) == ["airgap", "container_toolkit", "driver_toolkit",
+                                                                        "rollout"]
     # torch_source is built from pypi_index too (ensure.sh)
     assert "pytorch_source" in repo.scenarios_for(["tests/fixtures/pypi_index/build.py"])
     assert repo.scenarios_for(["extensions/molecule/config.yml"]) == repo.scenarios
@@ -75,13 +76,17 @@ def test_fixtures_select_the_scenarios_that_build_or_name_them(repo):
 
 def test_test_data_shared_modules_and_conftest(repo):
     logs = "tests/unit/plugins/module_utils/planning/uv_logs/cold_cache.log"
-    assert repo.tests_for([logs]) == ["tests/unit/plugins/module_utils/planning/test_install_command.py"]
+    # (and test_core_newest.py, which reads every test file under tests/unit for the ones that run plays)
+    assert repo.tests_for([logs]) == ["tests/unit/plugins/module_utils/planning/test_install_command.py",
+                                      "tests/unit/test_layers/test_core_newest.py"]
     reliability = repo.tests_for(["tests/unit/reliability/conftest.py"])
     every = ["tests/unit/reliability/" + name for name in os.listdir(os.path.join(ROOT, "tests", "unit", "reliability"))
              if name.startswith("test_") and name.endswith(".py")]
     # every test under the directory, and a test elsewhere that reads the file by path
     assert set(every) <= set(reliability)
-    assert set(reliability) - set(every) == {"tests/unit/test_layers/test_worker_groups.py"}
+    # and the tests that read which test files run plays (the worker groups, the newest ansible-core's list)
+    assert set(reliability) - set(every) == {"tests/unit/test_layers/test_worker_groups.py",
+                                             "tests/unit/test_layers/test_core_newest.py"}
     shared = repo.tests_for(["tests/unit/cpu_probes_child.py"])
     assert "tests/unit/plugins/module_utils/torch_cuda_check/test_torch_cuda_check_child.py" in shared
 

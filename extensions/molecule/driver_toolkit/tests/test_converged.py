@@ -42,7 +42,7 @@ def test_signed_by_source_line(host):
 def test_driver_packages_installed_and_held(host):
     for name in DRIVER_PACKAGES + ["dkms", "linux-headers-" + host.check_output("uname -r")]:
         assert host.package(name).is_installed, name
-    # the pinning package kept apt on 580 although the repository also offers nvidia-open 590
+    # the pinning package kept apt on 580 although the repository also offers nvidia-open 595
     assert host.package("nvidia-open").version == "580.95.05-1"
     assert not host.package("nvidia-dkms-open").is_installed
     held = host.check_output("apt-mark showhold").split()

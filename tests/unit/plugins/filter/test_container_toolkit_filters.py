@@ -25,6 +25,15 @@ def test_cdi_plan_shell_passes_every_argument():
     assert result["action"] == "regenerate"
 
 
+def test_cdi_plan_shell_passes_the_management_arguments():
+    matching = record_text(fingerprint("580.95.05", [], "1.20.0-1", [], "/etc/cdi/nvidia.yaml", True))
+    plan = F["container_toolkit_cdi_plan"]
+    assert plan("580.95.05", recorded=matching, spec_exists=True, toolkit_version="1.20.0-1", spec="/etc/cdi/nvidia.yaml",
+                management="yes", management_exists="yes")["action"] == "keep"
+    assert plan("580.95.05", recorded=matching, spec_exists=True, toolkit_version="1.20.0-1", spec="/etc/cdi/nvidia.yaml",
+                management="yes", management_exists="no")["action"] == "regenerate"
+
+
 def test_cdi_plan_reads_booleans_as_ansible_does_and_refuses_text_for_a_list():
     assert F["container_toolkit_cdi_plan"]("580.95.05", spec_exists="no")["action"] == "generate"
     with pytest.raises(AnsibleFilterError, match="container_toolkit_cdi_plan: gpus must be a list"):
@@ -61,6 +70,10 @@ def test_config_changed_shell_passes_every_argument_and_names_itself_on_errors()
     assert_each_argument_matters(F["container_toolkit_config_changed"],
                                  {"proposed": '{"a": 1}', "current": '{ "a": 1 }', "runtime": "docker"},
                                  {"proposed": '{"a": 2}', "current": '{"a": 2}', "runtime": "containerd"})
+    dry_run = 'level=info msg="Drop-in config:"\nversion = 2\nlevel=info msg="Top-level config:"\nimports = ["x"]'
+    changed = F["container_toolkit_config_changed"]
+    assert changed(dry_run, current='imports = ["x"]', runtime="containerd", drop_in="version = 2") is False
+    assert changed(dry_run, current='imports = ["x"]', runtime="containerd", drop_in="") is True
     with pytest.raises(AnsibleFilterError, match="container_toolkit_config_changed: no configuration file for runtime 'podman'"):
         F["container_toolkit_config_changed"]("", runtime="podman")
 
@@ -101,6 +114,18 @@ def test_plan_shell_passes_every_setting():
         before = F["container_toolkit_plan"](probe, dict(SETTINGS, **where.get(key, {})))
         assert F["container_toolkit_plan"](probe, dict(SETTINGS, **where.get(key, {}), **{key: value})) != before, key
     assert F["container_toolkit_plan"]("", SETTINGS) != reference
+
+
+def test_plan_shell_passes_the_management_and_check_settings():
+    listing = "dir\t/etc/cdi\ndev\tnvidia.com/gpu=all\ndir\t/var/run/cdi\ndev\tnvidia.com/gpu=all"
+    plan = F["container_toolkit_plan"]
+    assert plan(PROBE, SETTINGS)["check"] is None
+    assert plan(PROBE, dict(SETTINGS, cdi_check=listing))["check"]["ok"] is False
+    assert plan(PROBE, dict(SETTINGS, cdi_check=listing, check_ignore_dirs=["/var/run/cdi"]))["check"]["ok"] is True
+    managed = dict(SETTINGS, cdi_check=listing, check_ignore_dirs=["/var/run/cdi"], management="yes")
+    assert plan(PROBE, managed)["check"]["ok"] is False
+    assert plan(PROBE, dict(managed, check_preview="yes"))["check"]["ok"] is True
+    assert plan(PROBE, dict(SETTINGS, management="yes"))["cdi"]["fingerprint"]["management"] is True
 
 
 def test_plan_shell_reads_runtimes_separated_by_commas_and_refuses_bad_settings():

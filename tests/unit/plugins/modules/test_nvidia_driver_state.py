@@ -162,3 +162,14 @@ def test_a_failing_probe_fails_the_module_with_the_host_named(run_module, tmp_pa
     kind, result = run_module(nvidia_driver_state, args(tmp_path, probe_argv=probe))
     assert kind == "fail" and result["msg"].startswith("could not read the driver state on ws-5090-02: ")
     assert "dpkg: broken" in result["msg"]
+
+
+def test_a_branch_the_catalogue_does_not_list_is_let_through_with_a_warning(run_module, tmp_path):
+    kind, result = run_module(nvidia_driver_state, args(tmp_path, branch="600", upgrade=True))
+    assert kind == "exit" and result["ok"], result["msg"]
+    assert result["branch_warnings"] == result["warnings"] == [
+        "nvidia_driver_branch 600 is not in the collection's branch catalogue (580, 595, 610, 620): its kind, support "
+        "window and CUDA version are unknown here, and it installs only if NVIDIA's repository has it; the long-term "
+        "choice is 580 (long-term support branch, supported to June 2028, CUDA 13.0)"]
+    kind, result = run_module(nvidia_driver_state, args(tmp_path))
+    assert result["branch_warnings"] == result["warnings"] == []

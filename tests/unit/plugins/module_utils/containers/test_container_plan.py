@@ -41,7 +41,7 @@ def _settings(**changes):
 
 def _probe(*lines, packages="1.17.8-1", held="h"):
     rows = ["root\t%x" % (stat.S_IFDIR | 0o555), "nvrm\t" + NVRM, "gpu\t0000:01:00.0",
-            "runtime\tdockerd\t/usr/bin/dockerd", "active\tdocker"]
+            "runtime\tdockerd\t/usr/bin/dockerd\tDocker version 27.5.1, build x", "active\tdocker"]
     if packages:
         rows += ["package\t%s\t%s\t%si " % (name, packages, held) for name in PACKAGES]
     return "\n".join(rows + list(lines))
@@ -151,7 +151,8 @@ def test_the_cdi_plan_takes_the_settings_generate_options_and_spec():
     plan = preflight_plan(_probe("spec\t/etc/cdi/x.yaml"), _settings(cdi_args=["--device-name-strategy=uuid"],
                                                                      spec="/etc/cdi/x.yaml"))
     assert plan["cdi"]["fingerprint"] == {"driver": "580.95.05", "gpus": ["0000:01:00.0"], "toolkit": "1.17.8-1",
-                                          "args": ["--device-name-strategy=uuid"], "spec": "/etc/cdi/x.yaml"}
+                                          "args": ["--device-name-strategy=uuid"], "spec": "/etc/cdi/x.yaml",
+                                          "management": False}
     assert plan["cdi"]["action"] == "regenerate"
 
 

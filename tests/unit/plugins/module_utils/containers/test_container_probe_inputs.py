@@ -37,8 +37,17 @@ def test_the_probe_output_is_read_into_driver_gpus_runtimes_packages_and_record(
 
 def test_a_host_without_driver_engines_or_toolkit_reads_as_empty():
     assert read_probe("") == {"driver_version": None, "driver_flavor": "unknown", "gpus": [], "runtimes": {},
-                              "active": [], "packages": {}, "spec_exists": False, "recorded": "",
-                              "driver_root_mode": None}
+                              "engines": {}, "active": [], "packages": {}, "spec_exists": False,
+                              "management_exists": False, "recorded": "", "driver_root_mode": None}
+
+
+def test_the_engines_version_lines_and_the_management_spec_are_read():
+    state = read_probe("runtime\tdockerd\t/usr/bin/dockerd\tDocker version 27.5.1, build x\n"
+                       "runtime\tcontainerd\t/usr/bin/containerd\n"
+                       "runtime\tpodman\t/usr/bin/podman\tpodman version 4.3.1\nmspec")
+    assert state["engines"] == {"docker": "Docker version 27.5.1, build x", "containerd": "",
+                                "podman": "podman version 4.3.1"}
+    assert state["management_exists"] is True
 
 
 def test_a_fingerprint_that_is_not_base64_reads_as_no_record():
