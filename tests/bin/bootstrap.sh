@@ -5,7 +5,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-pkgs=(podman runc debootstrap equivs apt-utils gnupg uidmap python3-venv shellcheck chromium)
+# The second line: what tests/bin/python-newest.sh builds the newest ansible-core's Python with (Debian's signed source).
+pkgs=(podman runc debootstrap equivs apt-utils gnupg uidmap python3-venv shellcheck chromium
+  curl xz-utils debian-archive-keyring gcc make libssl-dev libffi-dev zlib1g-dev libbz2-dev liblzma-dev libsqlite3-dev)
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
