@@ -8,8 +8,8 @@ measured() takes every per-GPU figure of a verification result (gemm, memcpy, h2
 softmax, sustained, ...; every unit is a rate, higher is better) with its expected figure, where the
 benchmark gave one (a per-SKU measurement of a healthy GPU of the model, at the same size).
 outlier_flags() flags a figure below `expected_floor` of its expected figure (kind "expected"), and a
-figure below `ratio` of the median of the same GPU model, test and size on the other hosts (kind
-"peers"; needs the model on two hosts or more). The theoretical peak is no floor: SDPA's flash backend
+figure below `ratio` of the median of the same GPU model, test and size on the other hosts, or of its expected
+figure where that is lower (kind "peers"; needs the model on two hosts or more). The theoretical peak is no floor: SDPA's flash backend
 or a softmax over 8192 columns never reaches half of it on a healthy GPU. A figure without an
 expected figure (no reference for that model, test or size, or an older verify.json) is compared
 with its peers only. Each flag carries the clock event reasons of its figure and the GPU's sustained
@@ -108,10 +108,20 @@ def expected_flag(host: Mapping[str, Any], row: Mapping[str, Any], floor: float)
         row["test"], row["value"], row.get("unit"), fraction, expected, row.get("unit"), floor))
 
 
+def peer_reference(middle: float, expected: Any) -> float:
+    """What a figure is held to against its peers: their median, or the figure expected of the model where that is
+    lower. Peers faster than a healthy GPU of the model do not make a figure that reaches it slow (32 hosts on one
+    healthy H200: gemm_batched 560.1 TFLOP/s, 0.84 of the others' median 668.3, 0.91 of the expected 613.2)."""
+    if isinstance(expected, (int, float)) and 0 < expected < middle:
+        return expected
+    return middle
+
+
 def outlier_flags(hosts: Sequence[Mapping[str, Any]], ratio: float = 0.9,
                   expected_floor: float = 0.75) -> list[dict[str, Any]]:
     """Flags of every host's GPU figures: kind "expected" (below `expected_floor` of its expected figure) and
-    kind "peers" (below `ratio` of the median of the same model, test, size and profile on the other hosts),
+    kind "peers" (below `ratio` of the median of the same model, test, size and profile on the other hosts, or of
+    the expected figure where that is lower),
     each only when the fastest repetition is below too; h2d and d2h are not flagged."""
     by_key = {}
     for name, row in _gpu_rows(hosts):
@@ -125,7 +135,8 @@ def outlier_flags(hosts: Sequence[Mapping[str, Any]], ratio: float = 0.9,
         peers = [value for other, value in by_key[comparable(row)] if other != name]
         if peers:
             middle = median(peers)
-            if middle > 0 and row["value"] < ratio * middle and best(row) < ratio * middle:
+            bound = ratio * peer_reference(middle, row.get("expected"))
+            if middle > 0 and row["value"] < bound and best(row) < bound:
                 flags.append(flag(host, row, "peers", middle, "%s %.4g %s is %.2f of the median of %d %s on other "
                                   "hosts (%.4g %s)" % (row["test"], row["value"], row["unit"], row["value"] / middle,
                                                        len(peers), row["name"], middle, row["unit"])))

@@ -133,6 +133,24 @@ def test_a_figure_whose_fastest_repetition_reaches_its_peers_is_noise_not_a_flag
                                                        ("ws-busy", 0, "gemm_bf16", "peers")]
 
 
+def test_a_figure_that_reaches_its_expected_figure_is_no_outlier_beside_faster_peers():
+    """32 hosts on one healthy H200: gemm_batched 560.1 TFLOP/s on one, 0.84 of the others' median 668.3 (1.09 of
+    the expected 613.2) but 0.91 of the expected, every repetition alike. Held to the lower of the two, it passes;
+    a figure below 0.9 of both is flagged, naming its peers' median."""
+    expected = result("ws-1", H100)["benchmark"]["devices"][0]["figures"]["gemm_bf16"]["expected"]["value"]
+    fast = dict(("ws-%d" % n, scaled(result("ws-%d" % n, H100), "gemm_bf16", 1.09)) for n in range(1, 4))
+    reaches = scaled(result("ws-reaches", H100), "gemm_bf16", 0.91)
+    below = scaled(result("ws-below", H100), "gemm_bf16", 0.85)
+    for document in (reaches, below):
+        fig = document["benchmark"]["devices"][0]["figures"]["gemm_bf16"]
+        fig["max"] = fig["value"]
+    report = fleet_report.fleet(dict(fast, **{"ws-reaches": reaches, "ws-below": below}))
+    assert flags_of(report) == [("ws-below", 0, "gemm_bf16", "peers")]
+    item = report["hosts"][[h["host"] for h in report["hosts"]].index("ws-below")]["flags"][0]
+    assert "of the median of 4 %s on other hosts" % H100 in item["text"] and 0.75 < item["ratio"] < 0.8
+    assert expected == 791.2 and item["value"] < 0.9 * expected
+
+
 def test_figures_of_another_profile_are_not_peers():
     """A standard run's 20 repetitions let power and clocks settle lower than a quick run's 10: gemm_fp8 at 8192
     read 1201 TFLOP/s in a standard run beside 1439 in quick runs on the same healthy H100."""
