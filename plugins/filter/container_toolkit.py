@@ -9,6 +9,7 @@ from ansible_collections.blackwell.pytorch.plugins.plugin_utils.filter_args impo
 from ansible_collections.blackwell.pytorch.plugins.plugin_utils.lazy_import import module_utils
 
 cdi = module_utils("containers.cdi")
+cdi_compat = module_utils("containers.cdi_compat")
 gpu_match = module_utils("containers.gpu_match")
 inputs = module_utils("containers.inputs")
 plan = module_utils("containers.plan")
@@ -67,8 +68,7 @@ _PLAN_TEXT = ("version", "repo_url", "key_url", "key_content", "proxy", "spec", 
 
 
 def container_toolkit_plan(probe_text, settings=None):
-    """The role's preflight decision over its probe's output: refusals, runtimes, toolkit in place, CDI spec (and, given
-    the check's output after generation, the check of the specs)."""
+    """The role's preflight decision over its probe's output: refusals, runtimes, toolkit in place, CDI spec."""
     name = "container_toolkit_plan"
     given = as_dict(settings, "settings", name)
     status = given.get("driver_status")
@@ -88,11 +88,16 @@ def container_toolkit_plan(probe_text, settings=None):
         fingerprints=_fingerprints(given.get("fingerprints"), name),
         cdi_args=[text(item) for item in as_list(given.get("cdi_args"), "cdi_args", name)],
         check_mode=as_bool(given.get("check_mode", False), "check_mode", name),
-        management=as_bool(given.get("management", False), "management", name),
-        cdi_check=None if given.get("cdi_check") is None else text(given.get("cdi_check")),
-        check_preview=as_bool(given.get("check_preview", False), "check_preview", name),
-        check_ignore_dirs=[text(item) for item in as_list(given.get("check_ignore_dirs"), "check_ignore_dirs", name)])
+        management=as_bool(given.get("management", False), "management", name))
     return call(name, plan.preflight_plan, text(probe_text), typed)
+
+
+def container_toolkit_cdi_check(listing, spec, limits=None, management_spec="", ignore_dirs=None, preview=False):
+    """The specs after generation: nvidia.com/gpu=all defined once, the management spec, versions the engines read."""
+    name = "container_toolkit_cdi_check"
+    return call(name, cdi_compat.cdi_check, text(listing), text(spec),
+                [as_dict(item, "limits", name) for item in as_list(limits, "limits", name)], text(management_spec),
+                [text(item) for item in as_list(ignore_dirs, "ignore_dirs", name)], as_bool(preview, "preview", name))
 
 
 def container_toolkit_repo_key(sources, fingerprints=None):
@@ -123,6 +128,7 @@ class FilterModule(object):
                 "container_toolkit_runtimes": container_toolkit_runtimes,
                 "container_toolkit_config_changed": container_toolkit_config_changed,
                 "container_toolkit_cdi_plan": container_toolkit_cdi_plan,
+                "container_toolkit_cdi_check": container_toolkit_cdi_check,
                 "container_toolkit_plan": container_toolkit_plan,
                 "container_toolkit_repo_key": container_toolkit_repo_key,
                 "container_toolkit_deb_arch": container_toolkit_deb_arch,

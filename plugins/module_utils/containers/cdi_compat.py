@@ -106,10 +106,13 @@ def read_check(text: str) -> dict[str, Any]:
 
 
 def cdi_check(text: str, spec: str, limits: Sequence[Mapping[str, Any]] = (), management_spec: str = "",
-              ignore_dirs: Collection[str] = ()) -> dict[str, Any]:
+              ignore_dirs: Collection[str] = (), preview: bool = False) -> dict[str, Any]:
     """{ok, problems, devices, versions, msg}: nvidia.com/gpu=all defined in the spec's directory and in no other
     directory read (`ignore_dirs`: a check run's stray spec the real run removes), the management spec's device when
-    asked, and each spec's version readable by every engine in `limits`."""
+    asked, and each spec's version readable by every engine in `limits` (spec_plan's). preview: a check run whose real
+    run would regenerate the spec: the versions and the management spec are not checked."""
+    if preview:
+        limits, management_spec = (), ""
     found = read_check(text)
     spec_dir = spec.rsplit("/", 1)[0] or "/"
     devices = found["dirs"].get(spec_dir, [])

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi import cdi_plan
-from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi_compat import SPEC_DIRS, cdi_check, spec_plan
+from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi_compat import SPEC_DIRS, spec_plan
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.inputs import input_problems
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.probe import read_probe
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.runtimes import runtime_plan
@@ -65,23 +65,21 @@ def in_place(packages: Mapping[str, Mapping[str, Any]], names: Sequence[str], ve
 
 def preflight_plan(probe_text: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     """The preflight's answer: {ok, problems, state, driver, runtimes, in_place, ctk_usable, hold, toolkit, dry_run,
-    cdi_spec_plan, cdi_args, management_spec, management_args, refresh_spec, refresh_units, check_dirs, cdi, check,
-    msg}.
+    cdi_spec_plan, cdi_args, management_spec, management_args, refresh_spec, refresh_units, check_dirs, cdi, msg}.
 
     settings: os (blackwell_preflight.os), supported_os, require_driver, driver_status (nvidia_driver_status, None
     when the driver stage did not run in this play; reboot_required a bool), runtimes (asked), packages, version,
     repo_url, key_url, key_content, fingerprints, proxy, spec, cdi_args, management (the management spec too; default
-    false), driver_root, check_mode; after generation cdi_check (the check's output, see cdi_compat.read_check),
-    check_preview (a check run that regenerates: the versions and the management spec are not checked) and
-    check_ignore_dirs. problems: the OS's,
+    false), driver_root, check_mode. problems: the OS's,
     the driver's, the inputs' (inputs.py), the runtimes'. ctk_usable: nvidia-ctk is there, or will be (not in a check
     run that would install it). hold: the packages not held yet. toolkit: toolkit.behaviour of the version. dry_run:
     per runtime configured, its file and the drop-in file the toolkit writes ("": none). cdi_spec_plan:
     cdi_compat.spec_plan over the engines chosen; cdi_args: the generate options (those asked, then those that
     keep the spec readable); management_args: the options of the management spec's generate. refresh_spec: the spec
     nvidia-cdi-refresh writes, to remove ("" when the toolkit has no such unit or it is the role's own spec);
-    refresh_units: its units, to turn off. check_dirs: the CDI directories the check lists. cdi: cdi.cdi_plan, the driver installed in this play counting only
-    while its reboot is pending. check: cdi_compat.cdi_check over cdi_check (None without it).
+    refresh_units: its units, to turn off. check_dirs: the CDI directories the check after generation lists
+    (cdi_compat.cdi_check). cdi: cdi.cdi_plan, the driver installed in this play counting only while its reboot is
+    pending.
     """
     state = read_probe(probe_text)
     version = settings["version"]
@@ -119,15 +117,4 @@ def preflight_plan(probe_text: str, settings: Mapping[str, Any]) -> dict[str, An
             "refresh_spec": CDI_REFRESH_SPEC if toolkit["cdi_refresh"] and settings["spec"] != CDI_REFRESH_SPEC else "",
             "refresh_units": list(CDI_REFRESH_UNITS) if toolkit["cdi_refresh"] else [],
             "check_dirs": list(SPEC_DIRS) + ([spec_dir] if spec_dir not in SPEC_DIRS else []),
-            "cdi": cdi, "check": _check(settings, compat, "%s/%s" % (spec_dir.rstrip("/"), MANAGEMENT_SPEC_NAME)),
-            "msg": msg}
-
-
-def _check(settings: Mapping[str, Any], compat: Mapping[str, Any], management_spec: str) -> dict[str, Any] | None:
-    """The check of the specs after generation (settings cdi_check), None when it was not given."""
-    if settings.get("cdi_check") is None:
-        return None
-    preview = bool(settings.get("check_preview", False))
-    return cdi_check(settings["cdi_check"], settings["spec"], [] if preview else compat["limits"],
-                     management_spec if settings.get("management") and not preview else "",
-                     settings.get("check_ignore_dirs") or ())
+            "cdi": cdi, "msg": msg}

@@ -161,8 +161,9 @@ def commands_of(want, plan, found):
     return found_commands
 
 
-def changes_of(want, found, plan, parse=versions.parse):
-    """The named changes a run would make to a host the role manages the driver of (action manage)."""
+def changes_of(want, found, plan, commands, parse=versions.parse):
+    """The named changes a run would make to a host the role manages the driver of (action manage); commands:
+    commands_of's answer."""
     family = (_preflight(want).get("os") or {}).get("family", "Debian")
     installed = plan["installed"]
     current = found.get("files") or {}
@@ -170,7 +171,7 @@ def changes_of(want, found, plan, parse=versions.parse):
     have = set(p["name"] for p in policy.parse_package_lines(found.get("support_text") or ""))
     if any(name not in have for name in support_packages(want)):
         changes.append(SUPPORT)
-    if not commands_of(want, plan, found)["branch_locked"]:
+    if not commands["branch_locked"]:
         changes.append(BRANCH_LOCK)
     if not plan.get("in_place"):
         changes.append(PACKAGES)
@@ -220,7 +221,8 @@ def decide(want, found, parse=versions.parse):
     refused = refusals_of(want, found, plan)
     family = (_preflight(want).get("os") or {}).get("family", "Debian")
     installed = dict(plan["installed"], method="in place" if plan.get("in_place") else "none")
-    changes = changes_of(want, found, plan, parse) if not refused and plan.get("action") == "manage" else []
+    commands = commands_of(want, plan, found)
+    changes = changes_of(want, found, plan, commands, parse) if not refused and plan.get("action") == "manage" else []
     current = found.get("files") or {}
     files = files_of(want, installed, family)
     for entry in files.values():
@@ -229,4 +231,4 @@ def decide(want, found, parse=versions.parse):
             "msg": numbered(want.get("host") or "this host", refused) if refused else plan.get("msg"),
             "plan": plan, "installed": installed, "changes": changes, "converged": not refused and not changes,
             "files": files, "status": status_of(want, plan), "support_packages": support_packages(want),
-            "commands": commands_of(want, plan, found)}
+            "commands": commands}

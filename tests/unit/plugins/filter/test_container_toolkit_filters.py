@@ -116,15 +116,16 @@ def test_plan_shell_passes_every_setting():
     assert F["container_toolkit_plan"]("", SETTINGS) != reference
 
 
-def test_plan_shell_passes_the_management_and_check_settings():
+def test_plan_shell_passes_the_management_setting_and_the_check_shell_its_arguments():
     listing = "dir\t/etc/cdi\ndev\tnvidia.com/gpu=all\ndir\t/var/run/cdi\ndev\tnvidia.com/gpu=all"
-    plan = F["container_toolkit_plan"]
-    assert plan(PROBE, SETTINGS)["check"] is None
-    assert plan(PROBE, dict(SETTINGS, cdi_check=listing))["check"]["ok"] is False
-    assert plan(PROBE, dict(SETTINGS, cdi_check=listing, check_ignore_dirs=["/var/run/cdi"]))["check"]["ok"] is True
-    managed = dict(SETTINGS, cdi_check=listing, check_ignore_dirs=["/var/run/cdi"], management="yes")
-    assert plan(PROBE, managed)["check"]["ok"] is False
-    assert plan(PROBE, dict(managed, check_preview="yes"))["check"]["ok"] is True
+    plan, check = F["container_toolkit_plan"], F["container_toolkit_cdi_check"]
+    spec, mspec = "/etc/cdi/nvidia.yaml", "/etc/cdi/management.nvidia.com-gpu.yaml"
+    assert check(listing, spec)["ok"] is False
+    assert check(listing, spec, ignore_dirs=["/var/run/cdi"])["ok"] is True
+    assert check(listing, spec, ignore_dirs=["/var/run/cdi"], management_spec=mspec)["ok"] is False
+    assert check(listing, spec, ignore_dirs=["/var/run/cdi"], management_spec=mspec, preview="yes")["ok"] is True
+    with pytest.raises(AnsibleFilterError, match="container_toolkit_cdi_check: "):
+        check(listing, spec, limits="not a list")
     assert plan(PROBE, dict(SETTINGS, management="yes"))["cdi"]["fingerprint"]["management"] is True
 
 

@@ -14,7 +14,7 @@ PLUGINS = {
     "nvidia_driver": ["nvidia_driver_apt_packages", "nvidia_driver_load_state", "nvidia_driver_plan",
                       "nvidia_driver_repo_check"],
     "cuda_toolkit": ["cuda_toolkit_driver", "cuda_toolkit_plan"],
-    "container_toolkit": ["container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_deb_arch",
+    "container_toolkit": ["container_toolkit_cdi_check", "container_toolkit_cdi_plan", "container_toolkit_config_changed", "container_toolkit_deb_arch",
                           "container_toolkit_gpu_match", "container_toolkit_inputs", "container_toolkit_plan",
                           "container_toolkit_probe", "container_toolkit_repo_key", "container_toolkit_runtimes"],
     "torch": ["torch_adopted_steps", "torch_arch_list", "torch_check_policy", "torch_check_summary", "torch_decide",

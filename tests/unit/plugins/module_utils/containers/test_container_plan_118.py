@@ -11,6 +11,7 @@ import stat
 import pytest
 
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi import cdi_plan, fingerprint, record_text
+from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.cdi_compat import cdi_check
 from ansible_collections.blackwell.pytorch.plugins.module_utils.containers.plan import preflight_plan
 
 NVRM = ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
@@ -92,13 +93,14 @@ def test_a_record_written_before_the_management_field_still_matches():
     assert cdi_plan("580.95.05", ["0000:01:00.0"], old, True, "1.20.0-1", [], SPEC)["action"] == "keep"
 
 
-def test_the_check_after_generation_comes_with_the_plan_and_previews_skip_versions_and_management():
+def test_the_check_after_generation_reads_the_plans_limits_and_previews_skip_versions_and_management():
     listing = "dir\t/etc/cdi\ndev\tnvidia.com/gpu=all\ndir\t/var/run/cdi\nversion\t%s\t0.7.0" % SPEC
     probe = _probe("containerd containerd.io 1.7.13 x")
-    assert preflight_plan(probe, _settings())["check"] is None
-    check = preflight_plan(probe, _settings(cdi_check=listing, management=True))["check"]
+    planned = preflight_plan(probe, _settings(management=True))
+    assert "check" not in planned and planned["management_spec"] == MSPEC
+    check = cdi_check(listing, SPEC, planned["cdi_spec_plan"]["limits"], planned["management_spec"])
     assert check["problems"] == [
         "nvidia-ctk cdi list shows no management.nvidia.com/gpu=all in /etc/cdi (%s)" % MSPEC,
         "/etc/cdi/nvidia.yaml is CDI spec 0.7.0, which containerd 1.7.13 cannot read (it reads up to 0.6.0): upgrade "
         "containerd to 1.7.16 or later, or pin container_toolkit_version to a release that writes an older spec"]
-    assert preflight_plan(probe, _settings(cdi_check=listing, management=True, check_preview=True))["check"]["ok"]
+    assert cdi_check(listing, SPEC, planned["cdi_spec_plan"]["limits"], planned["management_spec"], preview=True)["ok"]
